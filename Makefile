@@ -1,0 +1,52 @@
+# hugedax: build the patched 6.1.192 kernel, boot it in QEMU on emulated
+# pmem, and run the demo and the tests there. See README.md.
+CACHE   ?= $(HOME)/.cache/hugedax
+KSRC    ?= $(CACHE)/linux
+DEBUG   ?= 0
+ifeq ($(DEBUG),1)
+KOUT    ?= $(CACHE)/build-debug
+VARIANT := debug
+else
+KOUT    ?= $(CACHE)/build
+VARIANT :=
+endif
+OUT     ?= $(CURDIR)/out
+KERNEL  := $(KOUT)/arch/x86/boot/bzImage
+export HUGEDAX_CACHE := $(CACHE)
+
+.PHONY: all setup tree kernel testbin test demo shell check export clean
+
+all: test
+
+setup:
+	scripts/setup-host.sh
+
+tree: setup
+	scripts/tree.sh $(KSRC)
+
+kernel: tree
+	scripts/build-kernel.sh $(KSRC) $(KOUT) $(VARIANT)
+
+testbin: tree
+	$(MAKE) -s -C tests O=$(OUT)/bin KSRC=$(KSRC)
+
+test: kernel testbin
+	scripts/run-tests.sh $(KERNEL) $(OUT)/test
+
+demo: kernel testbin
+	scripts/run-demo.sh $(KERNEL) $(OUT)/demo
+
+# an interactive guest: the same layout as the tests, a shell on the console
+shell: kernel testbin
+	GUEST_STDIN=/dev/stdin scripts/run-guest.sh $(KERNEL) guest/shell-job.sh $(OUT)/shell
+
+# checkpatch --strict on every patch of the series
+check: tree
+	scripts/check-patches.sh $(KSRC)
+
+# re-export patches/ from the commits on top of "base" in $(KSRC)
+export:
+	scripts/export-patches.sh $(KSRC)
+
+clean:
+	rm -rf $(OUT)

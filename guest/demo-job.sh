@@ -1,0 +1,18 @@
+#!/bin/sh
+# Guest side of `make demo`: default mkfs on each filesystem, one 1 GiB file
+# per filesystem (fallocated, and filled with pwrite), each mapped at a
+# 1 GiB-aligned address and written one word per 4 KiB; plus device-dax.
+here=$(dirname "$0")
+bin=${HUGEDAX_BIN:?}
+sh "$here/setup-pmem.sh" mkfs >/dev/null || { echo "demo: pmem setup failed"; exit 1; }
+devdax=$(cut -d' ' -f2 /mnt/devdax-path)
+{
+	for fs in ext2 ext4 xfs; do
+		for fill in fallocate pwrite; do
+			"$bin/dax_demo" "$fs" "$fill" "/mnt/$fs/demo-$fill"
+			rm -f "/mnt/$fs/demo-$fill"
+		done
+	done
+	"$bin/dax_demo" device-dax - "$devdax"
+} > /mnt/out/demo.tsv
+echo "hugedax-demo: done"

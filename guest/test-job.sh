@@ -1,0 +1,21 @@
+#!/bin/sh
+# Guest side of `make test`: fresh filesystems on the pmem namespaces, then
+# every test binary in /mnt/out/../bin, TAP on the console.
+here=$(dirname "$0")
+bin=${HUGEDAX_BIN:-$(dirname "$0")/../out/bin}
+set -e
+EXT4_MKFS_OPTS="-E stride=512" XFS_MKFS_OPTS="-d su=2m,sw=1" \
+	sh "$here/setup-pmem.sh" mkfs
+xfs_io -c "extsize 2m" /mnt/xfs
+HUGEDAX_DEVDAX=$(cut -d' ' -f2 /mnt/devdax-path)
+export HUGEDAX_DEVDAX
+set +e
+for t in "$bin"/*_test; do
+	echo "hugedax-test: begin $(basename "$t")"
+	"$t"
+	echo "hugedax-test: end $(basename "$t") status $?"
+done
+echo "hugedax-test: dmesg begin"
+dmesg
+echo "hugedax-test: dmesg end"
+echo "hugedax-test: done"

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Configure and build a kernel from a source tree into an output directory.
+# usage: build-kernel.sh SRC OUT [debug]
+# Only objects whose sources changed are rebuilt; the config is regenerated
+# only when a fragment is newer than it.
+set -euo pipefail
+src=$1 out=$2 variant=${3:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+frags=("$src/kernel/configs/kvm_guest.config" "$here/kernel/hugedax.config")
+[ "$variant" = debug ] && frags+=("$here/kernel/debug.config")
+
+mkdir -p "$out"
+stamp="$out/.hugedax-fragments"
+want=$(cat "${frags[@]}" | sha256sum)
+if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	make -s -C "$src" O="$out" x86_64_defconfig
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
+	make -s -C "$src" O="$out" olddefconfig
+	# Every option we asked for must have survived olddefconfig.
+	missing=0
+	while read -r line; do
+		case "$line" in CONFIG_*=n) opt=${line%%=*}; grep -q "^$opt=" "$out/.config" && { echo "config: $opt still set" >&2; missing=1; }; continue ;; CONFIG_*) ;; *) continue ;; esac
+		grep -qx "$line" "$out/.config" || { echo "config: $line not in final .config" >&2; missing=1; }
+	done < <(cat "${frags[@]:1}")
+	[ "$missing" = 0 ] || exit 1
+	echo "$want" > "$stamp"
+fi
+make -s -C "$src" O="$out" -j"$(nproc)" bzImage
+echo "kernel: $out/arch/x86/boot/bzImage"

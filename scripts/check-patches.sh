@@ -1,0 +1,17 @@
+#!/bin/bash
+# scripts/checkpatch.pl --strict on every patch in patches/series.
+# usage: check-patches.sh SRC
+set -uo pipefail
+src=$1
+here=$(cd "$(dirname "$0")/.." && pwd)
+bad=0 n=0
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	if ! out=$(cd "$src" && perl scripts/checkpatch.pl --strict --terse "$here/patches/$p" 2>&1); then
+		bad=$((bad + 1))
+	fi
+	echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' || { echo "$p:"; echo "$out"; }
+done < "$here/patches/series"
+echo "check: $n patches, $bad with checkpatch errors"
+[ "$bad" = 0 ]

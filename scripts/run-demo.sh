@@ -1,0 +1,20 @@
+#!/bin/bash
+# Host side of `make demo`: boot the guest with guest/demo-job.sh and print
+# the table it measured.
+# usage: run-demo.sh KERNEL OUTDIR
+set -euo pipefail
+kernel=$1 outdir=$2
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "$outdir/.." && pwd)/bin
+mkdir -p "$outdir"
+rm -f "$outdir/demo.tsv"
+printf 'HUGEDAX_BIN=%s exec sh %s/guest/demo-job.sh\n' "$bin" "$here" > "$outdir/job.sh"
+"$here/scripts/run-guest.sh" "$kernel" "$outdir/job.sh" "$outdir" >/dev/null || true
+if [ ! -s "$outdir/demo.tsv" ]; then
+	echo "demo: the guest produced no results; see $outdir/console.log" >&2
+	exit 1
+fi
+echo "One 1 GiB file per filesystem (default mkfs), mapped MAP_SHARED at a"
+echo "1 GiB-aligned address, written one word per 4 KiB; kernel $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")")"
+echo
+column -t -s $'\t' "$outdir/demo.tsv"

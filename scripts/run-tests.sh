@@ -1,0 +1,15 @@
+#!/bin/bash
+# Host side of `make test`: boot the guest with guest/test-job.sh, then
+# judge the console: TAP results of every test binary, plus the kernel log.
+# usage: run-tests.sh KERNEL OUTDIR
+# Ends with "N passed, N failed" and exits non-zero if a test failed, the
+# guest did not finish, or the kernel warned.
+set -euo pipefail
+kernel=$1 outdir=$2
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "$outdir/.." && pwd)/bin
+mkdir -p "$outdir"
+rm -f "$outdir/console.log"
+printf 'HUGEDAX_BIN=%s exec sh %s/guest/test-job.sh\n' "$bin" "$here" > "$outdir/job.sh"
+"$here/scripts/run-guest.sh" "$kernel" "$outdir/job.sh" "$outdir" >/dev/null || true
+exec "$here/scripts/judge-console.sh" "$outdir/console.log"

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dax_probe - helpers shared by the hugedax tests.  See dax_probe.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+
+#include "dax_probe.h"
+
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX	0x00200000
+#endif
+
+/* ---- page fault counters ---- */
+
+long minflt_now(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_minflt;
+}
+
+long majflt_now(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_majflt;
+}
+
+/*
+ * The probe functions are kept out of line so that calibrate_minflt()
+ * maps exactly the text the measurements execute.
+ */
+__attribute__((noinline))
+void fault_begin(struct fault_count *fc, long calib)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fc->calib = calib;
+	fc->min = ru.ru_minflt;
+	fc->maj = ru.ru_majflt;
+}
+
+__attribute__((noinline))
+long fault_end(struct fault_count *fc)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fc->min = ru.ru_minflt - fc->min - fc->calib;
+	fc->maj = ru.ru_majflt - fc->maj;
+	return fc->min + fc->maj;
+}
+
+long calibrate_minflt(void)
+{
+	/*
+	 * The test harness runs each test in a forked child, whose stack is
+	 * still copy-on-write shared with the parent and whose text is not
+	 * mapped yet.  Write a stack area deeper than any measurement needs
+	 * and run the touch and counter code once, so that these one-off
+	 * faults happen here and not inside the caller's measurement.
+	 */
+	char warm[32 * 1024];
+	struct fault_count fc;
+	long best = LONG_MAX;
+	int i;
+
+	touch_write(warm, sizeof(warm), 512, 1, 0);
+	touch_read(warm, sizeof(warm), 512);
+	for (i = 0; i < 3; i++) {
+		fault_begin(&fc, 0);
+		fault_end(&fc);
+		if (fc.min + fc.maj < best)
+			best = fc.min + fc.maj;
+	}
+	return best;
+}
+
+/* ---- small file helpers ---- */
+
+static int write_file(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t ret;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = len ? write(fd, val, len) : 0;
+	if (ret != (ssize_t)len) {
+		int err = ret < 0 ? errno : EIO;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* ---- fs_dax tracepoints ---- */
+
+#define TRACE_INSTANCE	"hugedax"
+#define TRACE_MAX_EVENTS 16
+
+static char trace_dir[PATH_MAX];
+static const char *trace_events[TRACE_MAX_EVENTS];
+static int trace_nevents;
+
+static int trace_write(const char *file, const char *val)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", trace_dir, file);
+	return write_file(path, val);
+}
+
+static int trace_event_enable(const char *event, int on)
+{
+	char file[PATH_MAX];
+
+	snprintf(file, sizeof(file), "events/%s/enable", event);
+	return trace_write(file, on ? "1" : "0");
+}
+
+/* Find tracefs and create (or reuse) our instance. */
+static int trace_instance(void)
+{
+	static const char *const bases[] = {
+		"/sys/kernel/tracing",
+		"/sys/kernel/debug/tracing",
+	};
+	char path[128];
+	size_t i;
+
+	if (trace_dir[0])
+		return 0;
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		snprintf(path, sizeof(path), "%s/instances", bases[i]);
+		if (access(path, F_OK))
+			continue;
+		snprintf(trace_dir, sizeof(trace_dir), "%s/%s", path,
+			 TRACE_INSTANCE);
+		if (mkdir(trace_dir, 0755) && errno != EEXIST) {
+			trace_dir[0] = '\0';
+			return -1;
+		}
+		return 0;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+int trace_start(const char *const events[])
+{
+	char pid[32];
+	int i;
+
+	if (trace_instance())
+		return -1;
+	trace_stop();
+	if (trace_write("tracing_on", "0") ||
+	    trace_write("events/enable", "0") ||
+	    trace_write("buffer_size_kb", "16384") ||
+	    trace_write("trace", ""))
+		return -1;
+	/* Only this process: other activity must not change the counts. */
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (trace_write("set_event_pid", pid))
+		return -1;
+	for (i = 0; events[i]; i++) {
+		if (i == TRACE_MAX_EVENTS) {
+			trace_stop();
+			errno = E2BIG;
+			return -1;
+		}
+		trace_events[trace_nevents++] = events[i];
+		if (trace_event_enable(events[i], 1)) {
+			int err = errno;
+
+			trace_stop();
+			errno = err;
+			return -1;
+		}
+	}
+	return trace_write("tracing_on", "1");
+}
+
+int trace_stop(void)
+{
+	int ret = 0;
+
+	if (!trace_dir[0])
+		return 0;
+	if (trace_write("tracing_on", "0"))
+		ret = -1;
+	while (trace_nevents > 0) {
+		if (trace_event_enable(trace_events[--trace_nevents], 0))
+			ret = -1;
+	}
+	if (trace_write("set_event_pid", ""))
+		ret = -1;
+	return ret;
+}
+
+int trace_line_match(const char *line, const char *event, const char *suffix)
+{
+	char key[128];
+	const char *last, *end;
+
+	if (line[0] == '#')
+		return 0;
+	/* "  task-pid  [cpu] flags  timestamp: event: fields" */
+	snprintf(key, sizeof(key), " %s: ", event);
+	if (!strstr(line, key))
+		return 0;
+	if (!suffix)
+		return 1;
+	end = line + strlen(line);
+	while (end > line && (end[-1] == '\n' || end[-1] == ' ' ||
+			      end[-1] == '\t'))
+		end--;
+	last = end;
+	while (last > line && last[-1] != ' ' && last[-1] != '\t')
+		last--;
+	return (size_t)(end - last) == strlen(suffix) &&
+	       !strncmp(last, suffix, end - last);
+}
+
+long trace_count(const char *event, const char *suffix)
+{
+	char path[PATH_MAX * 2];
+	char *line = NULL;
+	size_t cap = 0;
+	long count = 0;
+	int lost = 0;
+	FILE *f;
+
+	if (trace_instance())
+		return -1;
+	snprintf(path, sizeof(path), "%s/trace", trace_dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		if (strstr(line, "[LOST ") && strstr(line, " EVENTS]"))
+			lost = 1;
+		count += trace_line_match(line, event, suffix);
+	}
+	free(line);
+	fclose(f);
+	if (lost) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return count;
+}
+
+/* ---- page table dump ---- */
+
+#define PTDUMP_PATH	"/sys/kernel/debug/page_tables/current_kernel"
+
+int ptdump_parse_line(const char *line, unsigned long *start,
+		      unsigned long *end, int *present, int *level)
+{
+	static const char *const level_names[] = {
+		[PT_PGD] = "pgd", [PT_P4D] = "p4d", [PT_PUD] = "pud",
+		[PT_PMD] = "pmd", [PT_PTE] = "pte",
+	};
+	static const char units[] = "BKMGTPE";
+	unsigned long s, e, size;
+	const char *p, *u, *tok = NULL;
+	size_t toklen = 0;
+	int n, i, shift, rw = 0;
+	char unit;
+
+	/* "0x%016lx-0x%016lx   %9lu%c " as printed by note_page() */
+	if (strncmp(line, "0x", 2))
+		return -1;
+	if (sscanf(line, "0x%lx-0x%lx %lu%c%n", &s, &e, &size, &unit, &n) != 4)
+		return -1;
+	u = strchr(units, unit);
+	if (!u || !unit)
+		return -1;
+	shift = (u - units) * 10;
+	if (shift && size > (~0UL >> shift))
+		return -1;
+	/* The size column must agree with the range (end may wrap to 0). */
+	if ((size << shift) != e - s)
+		return -1;
+
+	/* Remaining tokens: protection flags, then the level name. */
+	for (p = line + n; *p; ) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		tok = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+			p++;
+		toklen = p - tok;
+		if ((toklen == 2 && !strncmp(tok, "RW", 2)) ||
+		    (toklen == 2 && !strncmp(tok, "ro", 2)))
+			rw = 1;
+	}
+	if (!tok || toklen != 3)
+		return -1;
+	for (i = 0; i < (int)(sizeof(level_names) / sizeof(level_names[0])); i++) {
+		if (!strncmp(tok, level_names[i], 3))
+			break;
+	}
+	if (i == (int)(sizeof(level_names) / sizeof(level_names[0])))
+		return -1;
+
+	*start = s;
+	*end = e;
+	*present = rw;
+	*level = i;
+	return 0;
+}
+
+void ptdump_account(struct ptdump_sizes *s, unsigned long addr,
+		    unsigned long len, unsigned long start, unsigned long end,
+		    int present, int level)
+{
+	unsigned long lo, hi;
+
+	if (!end)		/* the last range ends at the top of memory */
+		end = ~0UL;
+	lo = start > addr ? start : addr;
+	hi = end < addr + len ? end : addr + len;
+	if (lo >= hi)
+		return;
+	if (!present)
+		s->absent += hi - lo;
+	else if (level == PT_PTE)
+		s->pte += hi - lo;
+	else if (level == PT_PMD)
+		s->pmd += hi - lo;
+	else if (level == PT_PUD)
+		s->pud += hi - lo;
+	else
+		s->upper += hi - lo;
+}
+
+int ptdump_levels(unsigned long addr, unsigned long len,
+		  struct ptdump_sizes *out)
+{
+	unsigned long start, end;
+	int present, level;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	memset(out, 0, sizeof(*out));
+	/*
+	 * The kernel produces the whole dump on the first read; ranges come
+	 * in address order, so stop parsing once past the window.
+	 */
+	f = fopen(PTDUMP_PATH, "re");
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		if (ptdump_parse_line(line, &start, &end, &present, &level))
+			continue;
+		if (start >= addr + len)
+			break;
+		ptdump_account(out, addr, len, start, end, present, level);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* ---- mappings ---- */
+
+void *map_aligned(size_t len, size_t align, int prot, int flags, int fd,
+		  off_t off, size_t misalign)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	size_t resv;
+	char *base, *addr;
+	void *p;
+
+	if (!len || !align || (align & (align - 1)) || len % page ||
+	    misalign % page) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	resv = len + align + misalign;
+	base = mmap(NULL, resv, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
+		return MAP_FAILED;
+	addr = (char *)(((uintptr_t)base + align - 1) & ~(uintptr_t)(align - 1));
+	addr += misalign;
+
+	p = mmap(addr, len, prot, flags | MAP_FIXED, fd, off);
+	if (p == MAP_FAILED) {
+		int err = errno;
+
+		munmap(base, resv);
+		errno = err;
+		return MAP_FAILED;
+	}
+	if (addr > base)
+		munmap(base, addr - base);
+	if (addr + len < base + resv)
+		munmap(addr + len, base + resv - (addr + len));
+	return p;
+}
+
+long smaps_kb(unsigned long start, const char *field)
+{
+	unsigned long s, e;
+	size_t flen = strlen(field);
+	char *line = NULL;
+	size_t cap = 0;
+	long kb = -1;
+	int in = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/smaps", "re");
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		/* VMA header lines start with "start-end "; fields do not. */
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2) {
+			if (in)
+				break;
+			in = s == start;
+			continue;
+		}
+		if (in && !strncmp(line, field, flen)) {
+			kb = strtol(line + flen, NULL, 10);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return kb;
+}
+
+/* ---- data patterns ---- */
+
+uint64_t pattern_word(uint64_t seed, uint64_t file_off)
+{
+	/* splitmix64 finaliser over seed and offset: cheap and well mixed */
+	uint64_t x = seed ^ (file_off * 0x9e3779b97f4a7c15ULL);
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x ? x : 1;
+}
+
+void fill_pattern(void *p, size_t len, uint64_t seed, off_t file_off)
+{
+	uint64_t *w = p;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8)
+		w[i / 8] = pattern_word(seed, file_off + i);
+}
+
+int check_pattern(const void *p, size_t len, size_t step, uint64_t seed,
+		  off_t file_off, size_t *bad)
+{
+	const char *c = p;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += step) {
+		if (*(const volatile uint64_t *)(c + i) !=
+		    pattern_word(seed, file_off + i)) {
+			if (bad)
+				*bad = i;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+__attribute__((noinline))
+uint64_t touch_read(const void *p, size_t len, size_t step)
+{
+	const char *c = p;
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += step)
+		sum ^= *(const volatile uint64_t *)(c + i);
+	return sum;
+}
+
+__attribute__((noinline))
+void touch_write(void *p, size_t len, size_t step, uint64_t seed,
+		 off_t file_off)
+{
+	char *c = p;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += step)
+		*(volatile uint64_t *)(c + i) = pattern_word(seed, file_off + i);
+}
+
+#define IO_CHUNK	SZ_2M
+
+int write_file_pattern(int fd, off_t off, size_t len, uint64_t seed)
+{
+	size_t done, n;
+	void *buf;
+
+	buf = malloc(IO_CHUNK);
+	if (!buf)
+		return -1;
+	for (done = 0; done < len; done += n) {
+		n = len - done < IO_CHUNK ? len - done : IO_CHUNK;
+		fill_pattern(buf, n, seed, off + done);
+		if (pwrite(fd, buf, n, off + done) != (ssize_t)n) {
+			free(buf);
+			if (!errno)
+				errno = EIO;
+			return -1;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+int check_file_pattern(int fd, off_t off, size_t len, size_t step,
+		       uint64_t seed, off_t *bad)
+{
+	size_t done, n, i;
+	void *buf;
+
+	/* Chunks must keep the step grid: step has to divide IO_CHUNK. */
+	if (!step || step % 8 || IO_CHUNK % step) {
+		errno = EINVAL;
+		return -1;
+	}
+	buf = malloc(IO_CHUNK);
+	if (!buf)
+		return -1;
+	for (done = 0; done < len; done += n) {
+		n = len - done < IO_CHUNK ? len - done : IO_CHUNK;
+		if (pread(fd, buf, n, off + done) != (ssize_t)n) {
+			free(buf);
+			if (!errno)
+				errno = EIO;
+			return -1;
+		}
+		if (check_pattern(buf, n, step, seed, off + done, &i)) {
+			if (bad)
+				*bad = off + done + i;
+			free(buf);
+			errno = EILSEQ;
+			return -1;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---- file systems ---- */
+
+int mount_of(const char *dir, char *fstype, size_t n, int *dax)
+{
+	char real[PATH_MAX];
+	struct mntent *m;
+	int found = 0;
+	FILE *f;
+
+	if (!realpath(dir, real))
+		return -1;
+	f = setmntent("/proc/self/mounts", "re");
+	if (!f)
+		return -1;
+	/* The last entry for a mount point is the one on top. */
+	while ((m = getmntent(f))) {
+		char *opts, *opt, *save;
+
+		if (strcmp(m->mnt_dir, real))
+			continue;
+		found = 1;
+		snprintf(fstype, n, "%s", m->mnt_type);
+		*dax = 0;
+		opts = strdup(m->mnt_opts);
+		if (!opts)
+			break;
+		for (opt = strtok_r(opts, ",", &save); opt;
+		     opt = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(opt, "dax") || !strcmp(opt, "dax=always"))
+				*dax = 1;
+		}
+		free(opts);
+	}
+	endmntent(f);
+	if (!found) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+int file_is_dax(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx))
+		return -1;
+	if (!(stx.stx_attributes_mask & STATX_ATTR_DAX))
+		return -1;
+	return !!(stx.stx_attributes & STATX_ATTR_DAX);
+}
+
+int falloc_chunked(int fd, off_t len, off_t chunk)
+{
+	off_t off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off < chunk ? len - off : chunk;
+		if (fallocate(fd, 0, off, n))
+			return -1;
+	}
+	return 0;
+}
+
+long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk)
+{
+	enum { NR_EXTENTS = 128 };
+	const unsigned int odd = FIEMAP_EXTENT_UNKNOWN |
+		FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_ENCODED |
+		FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_DATA_TAIL |
+		FIEMAP_EXTENT_NOT_ALIGNED;
+	uint64_t pos = off, stop = off + len;
+	struct fiemap *fm;
+	long count = 0;
+	unsigned int i;
+
+	if (!chunk || (chunk & (chunk - 1))) {
+		errno = EINVAL;
+		return -1;
+	}
+	fm = calloc(1, sizeof(*fm) +
+		    NR_EXTENTS * sizeof(struct fiemap_extent));
+	if (!fm)
+		return -1;
+	while (pos < stop) {
+		fm->fm_start = pos;
+		fm->fm_length = stop - pos;
+		fm->fm_flags = 0;
+		fm->fm_extent_count = NR_EXTENTS;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+			free(fm);
+			return -1;
+		}
+		if (!fm->fm_mapped_extents)
+			break;
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			struct fiemap_extent *fe = &fm->fm_extents[i];
+			uint64_t lo = fe->fe_logical, hi = lo + fe->fe_length;
+
+			pos = hi;
+			if (fe->fe_flags & FIEMAP_EXTENT_LAST)
+				pos = stop;
+			if (fe->fe_flags & odd)
+				continue;
+			if ((fe->fe_physical - fe->fe_logical) & (chunk - 1))
+				continue;
+			if (lo < (uint64_t)off)
+				lo = off;
+			if (hi > stop)
+				hi = stop;
+			lo = (lo + chunk - 1) & ~(uint64_t)(chunk - 1);
+			hi &= ~(uint64_t)(chunk - 1);
+			if (hi > lo)
+				count += (hi - lo) / chunk;
+		}
+	}
+	free(fm);
+	return count;
+}

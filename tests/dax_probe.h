@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dax_probe - small helpers for observing which page sizes DAX mappings get.
+ *
+ * Plain C, no test framework: fault counters (getrusage), fs_dax tracepoint
+ * counting in a private trace instance, page table dumps (PTDUMP_DEBUGFS),
+ * aligned mappings, data patterns and a few file system queries.
+ *
+ * Never point anything that walks VMAs (/proc/PID/smaps, pagemap, mincore)
+ * at a 1 GiB (PUD) mapping: on 6.1 such a walk splits, i.e. zaps, the PUD.
+ * The page table dump does not walk VMAs and is safe.
+ */
+#ifndef HUGEDAX_DAX_PROBE_H
+#define HUGEDAX_DAX_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SZ_4K	0x1000UL
+#define SZ_1M	0x100000UL
+#define SZ_2M	0x200000UL
+#define SZ_1G	0x40000000UL
+
+/* ---- page fault counters ---- */
+
+long minflt_now(void);
+long majflt_now(void);
+
+/*
+ * Warm up the stack and text a measurement uses, then return the number of
+ * minor faults an empty fault_begin()/fault_end() pair reports (normally 0).
+ * Call it from the function that measures, right before measuring.
+ */
+long calibrate_minflt(void);
+
+struct fault_count {
+	long min;	/* minor faults (after fault_end: delta minus calib) */
+	long maj;	/* major faults (after fault_end: delta) */
+	long calib;	/* subtracted from the minor delta */
+};
+
+void fault_begin(struct fault_count *fc, long calib);
+/* Returns min + maj: a DAX PTE fault that allocates blocks counts as major. */
+long fault_end(struct fault_count *fc);
+
+/* ---- fs_dax tracepoints, counted in trace instance "hugedax" ---- */
+
+/*
+ * Enable the given events ("fs_dax/dax_pmd_fault_done", ...; NULL
+ * terminated) in a fresh 16 MiB-per-CPU buffer that only records events of
+ * the calling process, and turn tracing on.  0 or -1 (errno set).
+ */
+int trace_start(const char *const events[]);
+/* Turn tracing off and disable the events again; the buffer is kept. */
+int trace_stop(void);
+/*
+ * Number of buffered events named @event whose last token equals @suffix
+ * (any if NULL).  dax_pmd_fault_done lines end with the VM_FAULT result,
+ * e.g. "NOPAGE" or "FALLBACK".  -1 on error, or if the buffer lost events.
+ */
+long trace_count(const char *event, const char *suffix);
+/* 1 if one line of the trace file matches, else 0 (exposed for tests). */
+int trace_line_match(const char *line, const char *event, const char *suffix);
+
+/* ---- page table dump (/sys/kernel/debug/page_tables/current_kernel) ---- */
+
+enum pt_level { PT_PGD, PT_P4D, PT_PUD, PT_PMD, PT_PTE };
+
+struct ptdump_sizes {
+	unsigned long pte;	/* present bytes mapped by PTEs */
+	unsigned long pmd;	/* present bytes mapped by PMD leaves */
+	unsigned long pud;	/* present bytes mapped by PUD leaves */
+	unsigned long upper;	/* present bytes at p4d/pgd level (never expected) */
+	unsigned long absent;	/* bytes covered by non-present lines */
+};
+
+/*
+ * Parse one line such as
+ *   0x00007f4c00000000-0x00007f4c40000000           1G     USR RW  PSE  NX pud
+ * @end is exclusive.  Returns 0, or -1 for anything that is not a range line
+ * (marker lines, "... entries skipped ...", malformed lines).
+ */
+int ptdump_parse_line(const char *line, unsigned long *start,
+		      unsigned long *end, int *present, int *level);
+/* Add the part of [start, end) inside [addr, addr + len) to @s. */
+void ptdump_account(struct ptdump_sizes *s, unsigned long addr,
+		    unsigned long len, unsigned long start, unsigned long end,
+		    int present, int level);
+/* Fill @out for [addr, addr + len) of the calling process.  0 or -1. */
+int ptdump_levels(unsigned long addr, unsigned long len,
+		  struct ptdump_sizes *out);
+
+/* ---- mappings ---- */
+
+/*
+ * mmap() at an address that is @align aligned plus @misalign, by reserving
+ * len + align + misalign bytes of PROT_NONE address space, mapping over it
+ * with MAP_FIXED and unmapping the rest.  MAP_FAILED on error.
+ */
+void *map_aligned(size_t len, size_t align, int prot, int flags, int fd,
+		  off_t off, size_t misalign);
+
+/*
+ * Size in kB of @field ("Anonymous:", ...) of the VMA starting at @start,
+ * from /proc/self/smaps; -1 if not found.  Not for PUD mappings (see top).
+ */
+long smaps_kb(unsigned long start, const char *field);
+
+/* ---- data patterns ---- */
+
+/* Non-zero 64-bit value for the word at file offset @file_off. */
+uint64_t pattern_word(uint64_t seed, uint64_t file_off);
+/* Write the pattern into every 8-byte word of p[0, len). */
+void fill_pattern(void *p, size_t len, uint64_t seed, off_t file_off);
+/*
+ * Check the word at p + i for i = 0, step, 2 * step, ... < len.  0 if all
+ * match, else -1 with the first bad i in *bad (if @bad).
+ */
+int check_pattern(const void *p, size_t len, size_t step, uint64_t seed,
+		  off_t file_off, size_t *bad);
+/* Read / write one word every @step bytes. */
+uint64_t touch_read(const void *p, size_t len, size_t step);
+void touch_write(void *p, size_t len, size_t step, uint64_t seed,
+		 off_t file_off);
+
+/* pwrite() the full pattern into [off, off + len) in 2 MiB pieces. */
+int write_file_pattern(int fd, off_t off, size_t len, uint64_t seed);
+/* pread() [off, off + len) and check_pattern() it; *bad is a file offset. */
+int check_file_pattern(int fd, off_t off, size_t len, size_t step,
+		       uint64_t seed, off_t *bad);
+
+/* ---- file systems ---- */
+
+/*
+ * Find the mount whose mount point is @dir: file system type into @fstype,
+ * *dax = 1 if mounted with "dax" or "dax=always".  0, or -1 if not a mount
+ * point.
+ */
+int mount_of(const char *dir, char *fstype, size_t n, int *dax);
+/* 1 if the file is in DAX mode (statx), 0 if not, -1 if unknown. */
+int file_is_dax(int fd);
+/* fallocate(fd, 0, ...) [0, len) in pieces of @chunk bytes. */
+int falloc_chunked(int fd, off_t len, off_t chunk);
+/*
+ * FIEMAP: how many @chunk-aligned @chunk-sized pieces of [off, off + len)
+ * lie inside one extent whose physical address is congruent to the file
+ * offset modulo @chunk, i.e. could be mapped by a huge page of that size.
+ * -1 on error.
+ */
+long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk);
+
+#endif /* HUGEDAX_DAX_PROBE_H */
