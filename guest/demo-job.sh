@@ -6,9 +6,13 @@ here=$(dirname "$0")
 bin=${HUGEDAX_BIN:?}
 sh "$here/setup-pmem.sh" mkfs >/dev/null || { echo "demo: pmem setup failed"; exit 1; }
 devdax=$(cut -d' ' -f2 /mnt/devdax-path)
+uname -r > /mnt/out/kernel-release
 {
+	"$bin/dax_demo" --header
 	for fs in ext2 ext4 xfs; do
-		for fill in fallocate pwrite; do
+		fills="fallocate pwrite"
+		[ "$fs" = ext2 ] && fills=pwrite	# ext2 has no fallocate
+		for fill in $fills; do
 			"$bin/dax_demo" "$fs" "$fill" "/mnt/$fs/demo-$fill"
 			rm -f "/mnt/$fs/demo-$fill"
 		done

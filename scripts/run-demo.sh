@@ -5,8 +5,8 @@
 set -euo pipefail
 kernel=$1 outdir=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$outdir/.." && pwd)/bin
 mkdir -p "$outdir"
+bin=$(cd "$outdir/.." && pwd)/bin
 rm -f "$outdir/demo.tsv"
 printf 'HUGEDAX_BIN=%s exec sh %s/guest/demo-job.sh\n' "$bin" "$here" > "$outdir/job.sh"
 "$here/scripts/run-guest.sh" "$kernel" "$outdir/job.sh" "$outdir" >/dev/null || true
@@ -15,6 +15,8 @@ if [ ! -s "$outdir/demo.tsv" ]; then
 	exit 1
 fi
 echo "One 1 GiB file per filesystem (default mkfs), mapped MAP_SHARED at a"
-echo "1 GiB-aligned address, written one word per 4 KiB; kernel $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")")"
+echo "1 GiB-aligned address, written one word per 4 KiB (kernel $(cat "$outdir/kernel-release"))."
+echo "Page sizes from the kernel's page table dump, faults from getrusage,"
+echo "page-table memory from VmPTE."
 echo
 column -t -s $'\t' "$outdir/demo.tsv"

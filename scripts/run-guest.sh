@@ -55,7 +55,7 @@ fi
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu host)
 else
-	accel_args=(-accel tcg,thread=multi -cpu max)
+	accel_args=(-accel tcg,thread=single -cpu max)
 fi
 
 echo "run-guest: booting $kernel ($accel, $pmem_mode), job $job" >&2

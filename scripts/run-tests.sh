@@ -7,8 +7,8 @@
 set -euo pipefail
 kernel=$1 outdir=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$outdir/.." && pwd)/bin
 mkdir -p "$outdir"
+bin=$(cd "$outdir/.." && pwd)/bin
 rm -f "$outdir/console.log"
 printf 'HUGEDAX_BIN=%s exec sh %s/guest/test-job.sh\n' "$bin" "$here" > "$outdir/job.sh"
 "$here/scripts/run-guest.sh" "$kernel" "$outdir/job.sh" "$outdir" >/dev/null || true

@@ -76,7 +76,6 @@
 static const char *const dax_events[] = {
 	"fs_dax/dax_pmd_fault_done",
 	"fs_dax/dax_pmd_load_hole",
-	"fs_dax/dax_pmd_insert_mapping",
 	"fs_dax/dax_pte_fault_done",
 	NULL,
 };
@@ -338,7 +337,6 @@ TEST_F_TIMEOUT(fsdax, shared_write_1g_aligned_maps_pmds, TIMEOUT_LONG)
 	expect_faults(_metadata, "write 1 GiB", &fc, PMDS_PER_1G);
 	EXPECT_EQ((long)PMDS_PER_1G, trace_count("dax_pmd_fault_done", "NOPAGE"));
 	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", "FALLBACK"));
-	EXPECT_EQ((long)PMDS_PER_1G, trace_count("dax_pmd_insert_mapping", NULL));
 	EXPECT_EQ(0L, trace_count("dax_pmd_load_hole", NULL));
 	EXPECT_EQ(0L, trace_count("dax_pte_fault_done", NULL));
 	expect_levels(_metadata, p, SZ_1G, 0, SZ_1G, 0);
@@ -410,7 +408,6 @@ TEST_F_TIMEOUT(fsdax, shared_write_misaligned_maps_ptes, TIMEOUT_SHORT)
 	fallback = trace_count("dax_pmd_fault_done", "FALLBACK");
 	EXPECT_LT(0L, fallback);
 	EXPECT_GE(regions, fallback);
-	EXPECT_EQ(0L, trace_count("dax_pmd_insert_mapping", NULL));
 	EXPECT_EQ(pages, trace_count("dax_pte_fault_done", NULL));
 	expect_levels(_metadata, p, len, len, 0, 0);
 
@@ -455,7 +452,6 @@ TEST_F_TIMEOUT(fsdax, private_write_copies_one_4k_page, TIMEOUT_SHORT)
 	expect_faults(_metadata, "read 2 MiB private", &fc, 1);
 	EXPECT_EQ(1L, trace_count("dax_pmd_fault_done", "NOPAGE"));
 	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", "FALLBACK"));
-	EXPECT_EQ(1L, trace_count("dax_pmd_insert_mapping", NULL));
 	expect_levels(_metadata, p, SZ_2M, 0, SZ_2M, 0);
 	EXPECT_EQ(0, check_pattern(p, SZ_2M, 8, seed, 0, &bad)) {
 		TH_LOG("mapping differs from the file at %#zx", bad);
@@ -566,7 +562,6 @@ TEST_F_TIMEOUT(fsdax, read_unwritten_maps_huge_zero_page, TIMEOUT_SHORT)
 	expect_faults(_metadata, "read 2 MiB unwritten", &fc, 1);
 	EXPECT_EQ(1L, trace_count("dax_pmd_load_hole", NULL));
 	EXPECT_EQ(1L, trace_count("dax_pmd_fault_done", "NOPAGE"));
-	EXPECT_EQ(0L, trace_count("dax_pmd_insert_mapping", NULL));
 	expect_levels(_metadata, p, SZ_2M, 0, SZ_2M, 0);
 	EXPECT_EQ((uint64_t)0, touch_read(p, SZ_2M, 8));
 
@@ -580,7 +575,6 @@ TEST_F_TIMEOUT(fsdax, read_unwritten_maps_huge_zero_page, TIMEOUT_SHORT)
 	expect_faults(_metadata, "write 2 MiB over the zero PMD", &fc, 1);
 	EXPECT_EQ(0L, trace_count("dax_pmd_load_hole", NULL));
 	EXPECT_EQ(1L, trace_count("dax_pmd_fault_done", "NOPAGE"));
-	EXPECT_EQ(1L, trace_count("dax_pmd_insert_mapping", NULL));
 	expect_levels(_metadata, p, SZ_2M, 0, SZ_2M, 0);
 
 	dax_file_unmap(&self->f);
