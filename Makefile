@@ -11,6 +11,13 @@ KOUT    ?= $(CACHE)/build
 VARIANT :=
 endif
 OUT     ?= $(CURDIR)/out
+# STOCK=1: the pristine 6.1.192 tree (a worktree at "base"), same config
+STOCK   ?= 0
+ifeq ($(STOCK),1)
+KSRC    := $(CACHE)/linux.stock
+KOUT    := $(CACHE)/build-stock
+OUT     := $(OUT)/stock
+endif
 KERNEL  := $(KOUT)/arch/x86/boot/bzImage
 export HUGEDAX_CACHE := $(CACHE)
 
@@ -22,7 +29,12 @@ setup:
 	scripts/setup-host.sh
 
 tree: setup
+ifeq ($(STOCK),1)
+	scripts/tree.sh $(CACHE)/linux
+	[ -d $(KSRC) ] || git -C $(CACHE)/linux worktree add -q --detach $(KSRC) base
+else
 	scripts/tree.sh $(KSRC)
+endif
 
 kernel: tree
 	scripts/build-kernel.sh $(KSRC) $(KOUT) $(VARIANT)

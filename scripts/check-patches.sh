@@ -8,10 +8,12 @@ bad=0 n=0
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	n=$((n + 1))
-	if ! out=$(cd "$src" && perl scripts/checkpatch.pl --strict --terse "$here/patches/$p" 2>&1); then
+	out=$(cd "$src" && perl scripts/checkpatch.pl --strict --terse "$here/patches/$p" 2>&1)
+	# --terse prints nothing, or a "total:" line, for a clean patch
+	if [ -n "$out" ] && ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks'; then
 		bad=$((bad + 1))
+		printf '%s:\n%s\n' "$p" "$out"
 	fi
-	echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' || { echo "$p:"; echo "$out"; }
 done < "$here/patches/series"
-echo "check: $n patches, $bad with checkpatch errors"
+echo "check: $n patches, $bad with checkpatch findings"
 [ "$bad" = 0 ]

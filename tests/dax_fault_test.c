@@ -42,26 +42,11 @@
  */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
+#include "dax_checks.h"
 
 #ifndef MAP_HUGE_1GB
 #define MAP_HUGE_1GB	(30 << 26)	/* log2(1 GiB) << MAP_HUGE_SHIFT */
 #endif
-
-/*
- * Faults a measurement may report beyond the expected number.  The counters
- * are per process, so a page that the measuring code itself touches for the
- * first time inside the window is counted too: a stack page still shared
- * copy-on-write with the harness parent after fork(), or a text page of the
- * touch loop not yet mapped in this child.  calibrate_minflt() warms those
- * up and subtracts the constant cost of the probe, so in practice the slack
- * is unused; two such pages are tolerated, anything more is a real extra
- * fault.  There is no slack below: fewer faults than expected is a failure.
- */
-#define FAULT_SLACK	2
-
-/* Generous: the guest runs under slow emulation. */
-#define TIMEOUT_LONG	600	/* 1 GiB of zeroing, clearing or faulting */
-#define TIMEOUT_SHORT	300
 
 /*
  * ext4 keeps unwritten extents at most 32767 blocks long, so one 1 GiB
@@ -80,29 +65,6 @@ static const char *const dax_events[] = {
 	NULL,
 };
 
-/*
- * The 6.1 harness still runs the test body after SKIP() in FIXTURE_SETUP,
- * so every body starts with this.
- */
-#define RETURN_IF_SKIPPED() do { if (_metadata->skip) return; } while (0)
-
-static const char *env_or(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
-}
-
-/* Different every run: stale data from an earlier run must not match. */
-static uint64_t new_seed(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ((uint64_t)getpid() << 40) ^ ((uint64_t)ts.tv_sec << 20) ^
-	       (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t pread_word(struct __test_metadata *_metadata, int fd,
 			   off_t off)
 {
@@ -116,38 +78,6 @@ static uint64_t pread_word(struct __test_metadata *_metadata, int fd,
 		TH_LOG("pread at %#lx: %s", (unsigned long)off, strerror(err));
 	}
 	return w;
-}
-
-static void expect_faults(struct __test_metadata *_metadata, const char *what,
-			  const struct fault_count *fc, long want)
-{
-	long got = fc->min + fc->maj;
-
-	TH_LOG("%s: %ld faults (%ld minor, %ld major, calibration %ld), want %ld",
-	       what, got, fc->min, fc->maj, fc->calib, want);
-	EXPECT_LE(want, got);
-	EXPECT_GE(want + FAULT_SLACK, got);
-}
-
-static void expect_levels(struct __test_metadata *_metadata, const void *p,
-			  size_t len, unsigned long pte, unsigned long pmd,
-			  unsigned long pud)
-{
-	struct ptdump_sizes sz;
-	int ret, err;
-
-	ret = ptdump_levels((unsigned long)p, len, &sz);
-	err = errno;
-	ASSERT_EQ(0, ret) {
-		TH_LOG("cannot read the page table dump: %s (needs debugfs at /sys/kernel/debug, CONFIG_PTDUMP_DEBUGFS)",
-		       strerror(err));
-	}
-	TH_LOG("page tables of %p+%#zx: pte %#lx pmd %#lx pud %#lx not present %#lx",
-	       p, len, sz.pte, sz.pmd, sz.pud, sz.absent);
-	EXPECT_EQ(pte, sz.pte);
-	EXPECT_EQ(pmd, sz.pmd);
-	EXPECT_EQ(pud, sz.pud);
-	EXPECT_EQ(0UL, sz.upper);
 }
 
 static void start_tracing(struct __test_metadata *_metadata)

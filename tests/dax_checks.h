@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dax_checks.h - assertions shared by the hugedax guest tests.  Include it
+ * after kselftest_harness.h: the helpers use its EXPECT and ASSERT macros.
+ */
+#ifndef HUGEDAX_DAX_CHECKS_H
+#define HUGEDAX_DAX_CHECKS_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dax_probe.h"
+
+/*
+ * Faults a measurement may report beyond the expected number.  The counters
+ * are per process, so a page that the measuring code itself touches for the
+ * first time inside the window is counted too: a stack page still shared
+ * copy-on-write with the harness parent after fork(), or a text page of the
+ * touch loop not yet mapped in this child.  calibrate_minflt() warms those
+ * up and subtracts the constant cost of the probe, so in practice the slack
+ * is unused; two such pages are tolerated, anything more is a real extra
+ * fault.  There is no slack below: fewer faults than expected is a failure.
+ */
+#define FAULT_SLACK	2
+
+/* Generous: the guest runs under slow emulation. */
+#define TIMEOUT_LONG	600	/* 1 GiB of zeroing, clearing or faulting */
+#define TIMEOUT_SHORT	300
+
+/*
+ * The 6.1 harness still runs the test body after SKIP() in FIXTURE_SETUP,
+ * so every body starts with this.
+ */
+#define RETURN_IF_SKIPPED() do { if (_metadata->skip) return; } while (0)
+
+static inline const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+/* Different every run: stale data from an earlier run must not match. */
+static inline uint64_t new_seed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)getpid() << 40) ^ ((uint64_t)ts.tv_sec << 20) ^
+	       (uint64_t)ts.tv_nsec;
+}
+
+static inline void expect_faults(struct __test_metadata *_metadata, const char *what,
+			  const struct fault_count *fc, long want)
+{
+	long got = fc->min + fc->maj;
+
+	TH_LOG("%s: %ld faults (%ld minor, %ld major, calibration %ld), want %ld",
+	       what, got, fc->min, fc->maj, fc->calib, want);
+	EXPECT_LE(want, got);
+	EXPECT_GE(want + FAULT_SLACK, got);
+}
+
+static inline void expect_levels(struct __test_metadata *_metadata, const void *p,
+			  size_t len, unsigned long pte, unsigned long pmd,
+			  unsigned long pud)
+{
+	struct ptdump_sizes sz;
+	int ret, err;
+
+	ret = ptdump_levels((unsigned long)p, len, &sz);
+	err = errno;
+	ASSERT_EQ(0, ret) {
+		TH_LOG("cannot read the page table dump: %s (needs debugfs at /sys/kernel/debug, CONFIG_PTDUMP_DEBUGFS)",
+		       strerror(err));
+	}
+	TH_LOG("page tables of %p+%#zx: pte %#lx pmd %#lx pud %#lx not present %#lx",
+	       p, len, sz.pte, sz.pmd, sz.pud, sz.absent);
+	EXPECT_EQ(pte, sz.pte);
+	EXPECT_EQ(pmd, sz.pmd);
+	EXPECT_EQ(pud, sz.pud);
+	EXPECT_EQ(0UL, sz.upper);
+}
+
+#endif /* HUGEDAX_DAX_CHECKS_H */
