@@ -700,3 +700,24 @@ long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk)
 	free(fm);
 	return count;
 }
+
+int fiemap_first_physical(int fd, uint64_t *phys)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.fm.fm_length = ~0ULL;
+	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	req.fm.fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, &req.fm))
+		return -1;
+	if (req.fm.fm_mapped_extents != 1 || req.fe.fe_logical) {
+		errno = ENODATA;
+		return -1;
+	}
+	*phys = req.fe.fe_physical;
+	return 0;
+}

@@ -150,4 +150,7 @@ int falloc_chunked(int fd, off_t len, off_t chunk);
  */
 long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk);
 
+/* Physical (device) byte address of file offset 0, from FIEMAP.  0 or -1. */
+int fiemap_first_physical(int fd, uint64_t *phys);
+
 #endif /* HUGEDAX_DAX_PROBE_H */
