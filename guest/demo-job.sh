@@ -12,9 +12,11 @@ uname -r > /mnt/out/kernel-release
 	for fs in ext2 ext4 xfs; do
 		fills="fallocate pwrite"
 		[ "$fs" = ext2 ] && fills=pwrite	# ext2 has no fallocate
+		# 1 GiB extents: only xfs so far (ext4 extents hold 128 MiB)
+		[ "$fs" = xfs ] && fills="$fills padded+pwrite"
 		for fill in $fills; do
 			"$bin/dax_demo" "$fs" "$fill" "/mnt/$fs/demo-$fill"
-			rm -f "/mnt/$fs/demo-$fill"
+			rm -f "/mnt/$fs/demo-$fill" "/mnt/$fs/demo-$fill.pad"
 		done
 	done
 	"$bin/dax_demo" device-dax - "$devdax"

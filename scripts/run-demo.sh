@@ -17,6 +17,7 @@ fi
 echo "One 1 GiB file per filesystem (default mkfs), mapped MAP_SHARED at a"
 echo "1 GiB-aligned address, written one word per 4 KiB (kernel $(cat "$outdir/kernel-release"))."
 echo "Page sizes from the kernel's page table dump, faults from getrusage,"
-echo "page-table memory from VmPTE."
+echo "page-table memory from VmPTE. \"padded\": a pad file first puts the file"
+echo "on a 1 GiB boundary of the device (until the allocator does that itself)."
 echo
 column -t -s $'\t' "$outdir/demo.tsv"

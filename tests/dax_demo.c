@@ -6,11 +6,14 @@
  * faults per GiB (getrusage) and the page-table memory per GiB (VmPTE).
  *
  *   dax_demo --header
- *   dax_demo LABEL fallocate|pwrite PATH   (creates a 1 GiB file)
+ *   dax_demo LABEL fallocate|pwrite|padded+pwrite PATH
+ *                                          (creates a 1 GiB file; padded:
+ *                                          1 GiB-aligned on the device)
  *   dax_demo LABEL - PATH                  (maps an existing file or device)
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +55,30 @@ static void describe(char *buf, size_t n, const struct ptdump_sizes *s)
 		snprintf(buf, n, "not mapped");
 }
 
+/*
+ * Until the allocator aligns large files itself: allocate a pad file
+ * (PATH.pad) that ends on a 1 GiB boundary of the device, so that the
+ * next allocation on a fresh filesystem starts on one.
+ */
+static int pad_to_1g(const char *path)
+{
+	char pad[4096];
+	uint64_t phys;
+	int fd, ret;
+
+	snprintf(pad, sizeof(pad), "%s.pad", path);
+	fd = open(pad, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	ret = write_file_pattern(fd, 0, SZ_2M, 1);
+	if (!ret)
+		ret = fiemap_first_physical(fd, &phys);
+	if (!ret)
+		ret = fallocate(fd, 0, 0, SZ_1G - (phys & (SZ_1G - 1)));
+	close(fd);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct ptdump_sizes sizes;
@@ -67,7 +94,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s --header | LABEL fallocate|pwrite|- PATH\n",
+		fprintf(stderr, "usage: %s --header | LABEL fallocate|pwrite|padded+pwrite|- PATH\n",
 			argv[0]);
 		return 2;
 	}
@@ -84,7 +111,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fallocate %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	if (!strcmp(fill, "pwrite") && write_file_pattern(fd, 0, SZ_1G, 1)) {
+	if (!strcmp(fill, "padded+pwrite") && pad_to_1g(path)) {
+		fprintf(stderr, "pad before %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (strstr(fill, "pwrite") && write_file_pattern(fd, 0, SZ_1G, 1)) {
 		fprintf(stderr, "pwrite %s: %s\n", path, strerror(errno));
 		return 1;
 	}
