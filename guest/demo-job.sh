@@ -2,8 +2,8 @@
 # Guest side of `make demo`: default mkfs on each filesystem, one 1 GiB file
 # per filesystem (fallocated, and filled with pwrite), each mapped at a
 # 1 GiB-aligned address and written one word per 4 KiB; plus device-dax.
-here=$(dirname "$0")
-bin=${HUGEDAX_BIN:?}
+here=/mnt/repo/guest
+bin=/mnt/out/bin
 sh "$here/setup-pmem.sh" mkfs >/dev/null || { echo "demo: pmem setup failed"; exit 1; }
 devdax=$(cut -d' ' -f2 /mnt/devdax-path)
 uname -r > /mnt/out/kernel-release

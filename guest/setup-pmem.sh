@@ -42,7 +42,9 @@ for name in $names; do
 done
 
 [ "${1:-}" = mkfs ] || exit 0
-# shellcheck disable=SC2154 # set by the eval above
+# dev_* are set by the eval above; the *_MKFS_OPTS are option lists that
+# must be split into words
+# shellcheck disable=SC2154,SC2086
 {
 	mkdir -p /mnt/ext4 /mnt/xfs /mnt/ext2
 	mkfs.ext4 -q -F ${EXT4_MKFS_OPTS:-} "$dev_ext4"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Guest side of `make test`: fresh filesystems on the pmem namespaces, then
 # every test binary in /mnt/out/../bin, TAP on the console.
-here=$(dirname "$0")
-bin=${HUGEDAX_BIN:-$(dirname "$0")/../out/bin}
+here=/mnt/repo/guest
+bin=/mnt/out/bin
 set -e
 EXT4_MKFS_OPTS="-E stride=512" XFS_MKFS_OPTS="-d su=2m,sw=1" \
 	sh "$here/setup-pmem.sh" mkfs

@@ -9,7 +9,9 @@ rm -f "$here"/patches/*.patch
 git -C "$src" format-patch -q --no-signature --zero-commit -N -o "$here/patches" base..HEAD
 {
 	sed -n '/^#/p' "$here/patches/series"
-	(cd "$here/patches" && ls -1 -- *.patch 2>/dev/null || true)
+	for f in "$here"/patches/*.patch; do
+		if [ -e "$f" ]; then basename "$f"; fi
+	done
 } > "$here/patches/series.new"
 mv "$here/patches/series.new" "$here/patches/series"
 echo "export: $(grep -vc '^#' "$here/patches/series") patches"

@@ -8,8 +8,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$outdir"
 bin=$(cd "$outdir/.." && pwd)/bin
 rm -f "$outdir/demo.tsv"
-printf 'HUGEDAX_BIN=%s exec sh %s/guest/demo-job.sh\n' "$bin" "$here" > "$outdir/job.sh"
-"$here/scripts/run-guest.sh" "$kernel" "$outdir/job.sh" "$outdir" >/dev/null || true
+rm -rf "${outdir:?}/bin" && cp -r "$bin" "$outdir/bin"
+"$here/scripts/run-guest.sh" "$kernel" "$here/guest/demo-job.sh" "$outdir" >/dev/null || true
 if [ ! -s "$outdir/demo.tsv" ]; then
 	echo "demo: the guest produced no results; see $outdir/console.log" >&2
 	exit 1

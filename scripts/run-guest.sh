@@ -2,9 +2,12 @@
 # Boot a kernel in QEMU on emulated persistent memory and run one guest job.
 # usage: run-guest.sh KERNEL JOB OUTDIR
 #   KERNEL  bzImage to boot
-#   JOB     shell script (host path) the guest runs as root, then powers off
+#   JOB     shell script the guest runs as root, then powers off; it is
+#           copied to OUTDIR/job.sh
 #   OUTDIR  host directory the guest sees, writable, at /mnt/out; the serial
 #           console is saved there as console.log
+# The guest sees this repository read-only at /mnt/repo, wherever it is on
+# the host (the host's /tmp, say, is hidden under the guest's own tmpfs).
 # environment:
 #   HUGEDAX_CACHE  where the pmem backing files live (default ~/.cache/hugedax)
 #   ACCEL=tcg|kvm  tcg by default (KVM guests did not boot in time here)
@@ -25,12 +28,13 @@ pmemdir=$cache/pmem
 dimms="ext4:18G xfs:18G ext2:6G devdax:6G"
 
 mkdir -p "$pmemdir" "$outdir"
+[ "$(realpath "$job")" = "$(realpath "$outdir")/job.sh" ] || cp "$job" "$outdir/job.sh"
 [ "${FRESH_PMEM:-0}" = 1 ] && rm -f "$pmemdir"/*.img
 args=()
 ram=6G maxmem=6G slot=0
 cmdline="console=ttyS0 loglevel=5 panic=-1 root=root rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
-cmdline+=" init=$here/guest/init hugedax.job=$(realpath "$job")"
+cmdline+=" init=$here/guest/init hugedax.job=/mnt/out/job.sh"
 cmdline+=" hugepagesz=1G hugepages=2"
 if [ "$pmem_mode" = nvdimm ]; then
 	total=6
@@ -55,7 +59,7 @@ fi
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu host)
 else
-	accel_args=(-accel tcg,thread=single -cpu max)
+	accel_args=(-accel "tcg,thread=single" -cpu max)
 fi
 
 echo "run-guest: booting $kernel ($accel, $pmem_mode), job $job" >&2
@@ -66,6 +70,8 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 	"${args[@]}" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=root \
+	-fsdev "local,id=repo,path=$here,security_model=none,readonly=on" \
+	-device virtio-9p-pci,fsdev=repo,mount_tag=repo \
 	-fsdev "local,id=out,path=$(realpath "$outdir"),security_model=none" \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
 	-kernel "$kernel" -append "$cmdline" \

@@ -10,6 +10,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$outdir"
 bin=$(cd "$outdir/.." && pwd)/bin
 rm -f "$outdir/console.log"
-printf 'HUGEDAX_BIN=%s exec sh %s/guest/test-job.sh\n' "$bin" "$here" > "$outdir/job.sh"
-"$here/scripts/run-guest.sh" "$kernel" "$outdir/job.sh" "$outdir" >/dev/null || true
+rm -rf "${outdir:?}/bin" && cp -r "$bin" "$outdir/bin"
+"$here/scripts/run-guest.sh" "$kernel" "$here/guest/test-job.sh" "$outdir" >/dev/null || true
 exec "$here/scripts/judge-console.sh" "$outdir/console.log"
