@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Which page sizes do DAX mappings get?  Stock 6.1 behaviour:
+ * Which page sizes do DAX mappings get?  With the series:
  *
- *   fs-dax (ext4, xfs)  at most 2 MiB PMDs
- *   fs-dax (ext2)       4 KiB only (ext2 has no ->huge_fault)
+ *   fs-dax (ext4, xfs)  2 MiB PMDs here: ext4 extents hold at most 128 MiB,
+ *                       and the xfs stripe recipe (su=2m) makes 1 GiB
+ *                       allocation groups (1 GiB: fsdax_pud_test.c)
+ *   fs-dax (ext2)       2 MiB PMDs (ext2 aligns DAX allocations; PMD is its
+ *                       ceiling: block groups are 128 MiB)
  *   device-dax          1 GiB PUDs when the device is 1 GiB aligned
  *   hugetlbfs 1 GiB     1 GiB PUDs (positive control for the PUD signal)
  *
@@ -578,25 +581,26 @@ FIXTURE_TEARDOWN(ext2dax)
 }
 
 /*
- * Access order: fill 16 MiB with pwrite, map it MAP_SHARED at a 2 MiB
- * aligned address, write one word per 4 KiB, low to high.  ext2 has no
- * ->huge_fault, so no PMD is tried and every 4 KiB takes a PTE fault.
- * Then unmap and read everything back with pread().
+ * ext2 with default mkfs: a file filled with 2 MiB pwrite()s gets 2 MiB
+ * aligned, contiguous blocks, so a 2 MiB-aligned shared mapping takes one
+ * PMD fault per 2 MiB.  @misalign 4 KiB is the negative control: address
+ * and file offset disagree modulo 2 MiB, so every 4 KiB takes a PTE fault.
+ * Access order: pwrite 16 MiB, map, write one word per 4 KiB, low to high;
+ * then unmap and read everything back with pread().
  */
-TEST_F_TIMEOUT(ext2dax, shared_write_maps_ptes_only, TIMEOUT_SHORT)
+static void ext2_pwrite_then_map(struct __test_metadata *_metadata,
+				 struct dax_file *f, size_t misalign)
 {
 	const size_t len = 16 * SZ_1M;
-	const long pages = len / SZ_4K;
-	int fd = self->f.fd;
+	int fd = f->fd;
 	uint64_t seed = new_seed(), seed2 = seed + 1;
 	struct fault_count fc;
 	off_t bad = 0;
 	long calib;
 	char *p;
 
-	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, write_file_pattern(fd, 0, len, seed));
-	p = dax_file_map(_metadata, &self->f, len, SZ_2M, MAP_SHARED, 0);
+	p = dax_file_map(_metadata, f, len, SZ_2M, MAP_SHARED, misalign);
 
 	calib = calibrate_minflt();
 	start_tracing(_metadata);
@@ -605,18 +609,76 @@ TEST_F_TIMEOUT(ext2dax, shared_write_maps_ptes_only, TIMEOUT_SHORT)
 	fault_end(&fc);
 	stop_tracing(_metadata);
 
-	expect_faults(_metadata, "ext2 write 16 MiB", &fc, pages);
-	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", NULL));
-	EXPECT_EQ(pages, trace_count("dax_pte_fault_done", NULL));
-	expect_levels(_metadata, p, len, len, 0, 0);
+	if (misalign) {
+		expect_faults(_metadata, "ext2 write 16 MiB misaligned", &fc,
+			      len / SZ_4K);
+		EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", "NOPAGE"));
+		expect_levels(_metadata, p, len, len, 0, 0);
+	} else {
+		EXPECT_EQ((long)(len / SZ_2M),
+			  fiemap_aligned_chunks(fd, 0, len, SZ_2M));
+		expect_faults(_metadata, "ext2 write 16 MiB", &fc, len / SZ_2M);
+		EXPECT_EQ((long)(len / SZ_2M),
+			  trace_count("dax_pmd_fault_done", "NOPAGE"));
+		EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", "FALLBACK"));
+		expect_levels(_metadata, p, len, 0, len, 0);
+	}
 
-	dax_file_unmap(&self->f);
+	dax_file_unmap(f);
 	/* The words written through the mapping ... */
 	EXPECT_EQ(0, check_file_pattern(fd, 0, len, SZ_4K, seed2, &bad)) {
 		TH_LOG("file offset %#lx", (unsigned long)bad);
 	}
 	/* ... and the pwrite() pattern next to each of them. */
 	EXPECT_EQ(0, check_file_pattern(fd, 8, len - 8, SZ_4K, seed, &bad)) {
+		TH_LOG("file offset %#lx", (unsigned long)bad);
+	}
+}
+
+TEST_F_TIMEOUT(ext2dax, pwrite_filled_maps_pmds, TIMEOUT_SHORT)
+{
+	RETURN_IF_SKIPPED();
+	ext2_pwrite_then_map(_metadata, &self->f, 0);
+}
+
+TEST_F_TIMEOUT(ext2dax, misaligned_maps_ptes, TIMEOUT_SHORT)
+{
+	RETURN_IF_SKIPPED();
+	ext2_pwrite_then_map(_metadata, &self->f, SZ_4K);
+}
+
+/*
+ * Write faults into a sparse file: each PMD write fault allocates an
+ * aligned 2 MiB run and zeroes it.  Access order: ftruncate to 16 MiB,
+ * map, write one word per 4 KiB, low to high.
+ */
+TEST_F_TIMEOUT(ext2dax, fault_filled_maps_pmds, TIMEOUT_SHORT)
+{
+	const size_t len = 16 * SZ_1M;
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+	off_t bad = 0;
+	long calib;
+	char *p;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, ftruncate(self->f.fd, len));
+	p = dax_file_map(_metadata, &self->f, len, SZ_2M, MAP_SHARED, 0);
+
+	calib = calibrate_minflt();
+	start_tracing(_metadata);
+	fault_begin(&fc, calib);
+	touch_write(p, len, SZ_4K, seed, 0);
+	fault_end(&fc);
+	stop_tracing(_metadata);
+
+	expect_faults(_metadata, "ext2 fault-fill 16 MiB", &fc, len / SZ_2M);
+	EXPECT_EQ((long)(len / SZ_2M),
+		  trace_count("dax_pmd_fault_done", "NOPAGE"));
+	expect_levels(_metadata, p, len, 0, len, 0);
+	dax_file_unmap(&self->f);
+	EXPECT_EQ(0, check_file_pattern(self->f.fd, 0, len, SZ_4K, seed,
+					&bad)) {
 		TH_LOG("file offset %#lx", (unsigned long)bad);
 	}
 }

@@ -3,6 +3,7 @@
  * dax_probe - helpers shared by the hugedax tests.  See dax_probe.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <mntent.h>
@@ -645,6 +646,19 @@ int falloc_chunked(int fd, off_t len, off_t chunk)
 	return 0;
 }
 
+/* Whole aligned @chunk pieces of [lo, hi), clipped to [off, stop). */
+static long aligned_pieces(uint64_t lo, uint64_t hi, uint64_t off,
+			   uint64_t stop, unsigned long chunk)
+{
+	if (lo < off)
+		lo = off;
+	if (hi > stop)
+		hi = stop;
+	lo = (lo + chunk - 1) & ~(uint64_t)(chunk - 1);
+	hi &= ~(uint64_t)(chunk - 1);
+	return hi > lo ? (hi - lo) / chunk : 0;
+}
+
 long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk)
 {
 	enum { NR_EXTENTS = 128 };
@@ -653,6 +667,9 @@ long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk)
 		FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_DATA_TAIL |
 		FIEMAP_EXTENT_NOT_ALIGNED;
 	uint64_t pos = off, stop = off + len;
+	/* a run of extents contiguous both in the file and on the device */
+	uint64_t run_lo = 0, run_hi = 0, run_phys = 0;
+	bool in_run = false;
 	struct fiemap *fm;
 	long count = 0;
 	unsigned int i;
@@ -678,25 +695,34 @@ long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk)
 			break;
 		for (i = 0; i < fm->fm_mapped_extents; i++) {
 			struct fiemap_extent *fe = &fm->fm_extents[i];
-			uint64_t lo = fe->fe_logical, hi = lo + fe->fe_length;
 
-			pos = hi;
+			pos = fe->fe_logical + fe->fe_length;
 			if (fe->fe_flags & FIEMAP_EXTENT_LAST)
 				pos = stop;
-			if (fe->fe_flags & odd)
+			if (fe->fe_flags & odd) {
+				if (in_run)
+					count += aligned_pieces(run_lo, run_hi,
+								off, stop, chunk);
+				in_run = false;
 				continue;
-			if ((fe->fe_physical - fe->fe_logical) & (chunk - 1))
+			}
+			if (in_run && fe->fe_logical == run_hi &&
+			    fe->fe_physical == run_phys + (run_hi - run_lo)) {
+				run_hi += fe->fe_length;
 				continue;
-			if (lo < (uint64_t)off)
-				lo = off;
-			if (hi > stop)
-				hi = stop;
-			lo = (lo + chunk - 1) & ~(uint64_t)(chunk - 1);
-			hi &= ~(uint64_t)(chunk - 1);
-			if (hi > lo)
-				count += (hi - lo) / chunk;
+			}
+			if (in_run)
+				count += aligned_pieces(run_lo, run_hi, off,
+							stop, chunk);
+			in_run = !((fe->fe_physical - fe->fe_logical) &
+				   (chunk - 1));
+			run_lo = fe->fe_logical;
+			run_hi = run_lo + fe->fe_length;
+			run_phys = fe->fe_physical;
 		}
 	}
+	if (in_run)
+		count += aligned_pieces(run_lo, run_hi, off, stop, chunk);
 	free(fm);
 	return count;
 }

@@ -144,8 +144,10 @@ int file_is_dax(int fd);
 int falloc_chunked(int fd, off_t len, off_t chunk);
 /*
  * FIEMAP: how many @chunk-aligned @chunk-sized pieces of [off, off + len)
- * lie inside one extent whose physical address is congruent to the file
- * offset modulo @chunk, i.e. could be mapped by a huge page of that size.
+ * lie inside one run of extents, contiguous in the file and on the device,
+ * whose physical address is congruent to the file offset modulo @chunk,
+ * i.e. could be mapped by a huge page of that size.  (ext2 reports an
+ * extent per indirect block, however contiguous the blocks are.)
  * -1 on error.
  */
 long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk);
