@@ -21,7 +21,7 @@ endif
 KERNEL  := $(KOUT)/arch/x86/boot/bzImage
 export HUGEDAX_CACHE := $(CACHE)
 
-.PHONY: all setup tree kernel testbin test demo shell check export clean
+.PHONY: all setup tree kernel testbin test demo shell check check-series export clean
 
 all: test
 
@@ -55,6 +55,10 @@ shell: kernel testbin
 # checkpatch --strict on every patch of the series
 check: tree
 	scripts/check-patches.sh $(KSRC)
+
+# every patch builds on its own: compile what the series touches at each commit
+check-series: kernel
+	scripts/check-series-builds.sh $(KSRC) $(KOUT)/.config
 
 # re-export patches/ from the commits on top of "base" in $(KSRC)
 export:
