@@ -7,6 +7,7 @@
 #define HUGEDAX_DAX_CHECKS_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,47 @@ static inline void expect_levels(struct __test_metadata *_metadata, const void *
 	EXPECT_EQ(pmd, sz.pmd);
 	EXPECT_EQ(pud, sz.pud);
 	EXPECT_EQ(0UL, sz.upper);
+}
+
+/* Trace @events (NULL-terminated) of this process until stop_tracing(). */
+static inline void start_tracing(struct __test_metadata *_metadata,
+				 const char *const events[])
+{
+	int ret = trace_start(events);
+	int err = errno;
+
+	ASSERT_EQ(0, ret) {
+		TH_LOG("cannot trace fs_dax events: %s (needs tracefs at /sys/kernel/tracing)",
+		       strerror(err));
+	}
+}
+
+static inline void stop_tracing(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, trace_stop());
+}
+
+/*
+ * Touch one word every @step bytes of [p, p + len): write the pattern of
+ * @seed at @file_off if @write, else read.  Count the faults that takes in
+ * @fc, with @events traced.
+ */
+static inline void traced_touch(struct __test_metadata *_metadata,
+				const char *const events[],
+				struct fault_count *fc, void *p, size_t len,
+				size_t step, bool write, uint64_t seed,
+				off_t file_off)
+{
+	long calib = calibrate_minflt();
+
+	start_tracing(_metadata, events);
+	fault_begin(fc, calib);
+	if (write)
+		touch_write(p, len, step, seed, file_off);
+	else
+		touch_read(p, len, step);
+	fault_end(fc);
+	stop_tracing(_metadata);
 }
 
 #endif /* HUGEDAX_DAX_CHECKS_H */

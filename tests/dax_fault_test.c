@@ -83,21 +83,6 @@ static uint64_t pread_word(struct __test_metadata *_metadata, int fd,
 	return w;
 }
 
-static void start_tracing(struct __test_metadata *_metadata)
-{
-	int ret = trace_start(dax_events);
-	int err = errno;
-
-	ASSERT_EQ(0, ret) {
-		TH_LOG("cannot trace fs_dax events: %s (needs tracefs at /sys/kernel/tracing)",
-		       strerror(err));
-	}
-}
-
-static void stop_tracing(struct __test_metadata *_metadata)
-{
-	ASSERT_EQ(0, trace_stop());
-}
 
 /*
  * A PMD needs the 2 MiB piece to be 2 MiB aligned on the device as well.
@@ -251,7 +236,6 @@ TEST_F_TIMEOUT(fsdax, shared_write_1g_aligned_maps_pmds, TIMEOUT_LONG)
 	uint64_t seed = new_seed();
 	struct fault_count fc;
 	off_t bad = 0;
-	long calib;
 	size_t i;
 	char *p;
 
@@ -260,12 +244,7 @@ TEST_F_TIMEOUT(fsdax, shared_write_1g_aligned_maps_pmds, TIMEOUT_LONG)
 	assert_pmd_layout(_metadata, fd, 0, SZ_1G);
 	p = dax_file_map(_metadata, &self->f, SZ_1G, SZ_1G, MAP_SHARED, 0);
 
-	calib = calibrate_minflt();
-	start_tracing(_metadata);
-	fault_begin(&fc, calib);
-	touch_write(p, SZ_1G, SZ_4K, seed, 0);
-	fault_end(&fc);
-	stop_tracing(_metadata);
+	traced_touch(_metadata, dax_events, &fc, p, SZ_1G, SZ_4K, true, seed, 0);
 
 	expect_faults(_metadata, "write 1 GiB", &fc, PMDS_PER_1G);
 	EXPECT_EQ((long)PMDS_PER_1G, trace_count("dax_pmd_fault_done", "NOPAGE"));
@@ -320,7 +299,7 @@ TEST_F_TIMEOUT(fsdax, shared_write_misaligned_maps_ptes, TIMEOUT_SHORT)
 	uint64_t seed = new_seed();
 	struct fault_count fc;
 	off_t bad = 0;
-	long calib, fallback;
+	long fallback;
 	char *p;
 
 	RETURN_IF_SKIPPED();
@@ -329,12 +308,7 @@ TEST_F_TIMEOUT(fsdax, shared_write_misaligned_maps_ptes, TIMEOUT_SHORT)
 	p = dax_file_map(_metadata, &self->f, len, SZ_1G, MAP_SHARED, SZ_4K);
 	ASSERT_EQ(SZ_4K, (unsigned long)p & (SZ_2M - 1));
 
-	calib = calibrate_minflt();
-	start_tracing(_metadata);
-	fault_begin(&fc, calib);
-	touch_write(p, len, SZ_4K, seed, 0);
-	fault_end(&fc);
-	stop_tracing(_metadata);
+	traced_touch(_metadata, dax_events, &fc, p, len, SZ_4K, true, seed, 0);
 
 	expect_faults(_metadata, "write 64 MiB misaligned", &fc, pages);
 	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", "NOPAGE"));
@@ -375,12 +349,7 @@ TEST_F_TIMEOUT(fsdax, private_write_copies_one_4k_page, TIMEOUT_SHORT)
 	assert_pmd_layout(_metadata, fd, 0, SZ_2M);
 	p = dax_file_map(_metadata, &self->f, len, SZ_2M, MAP_PRIVATE, 0);
 
-	calib = calibrate_minflt();
-	start_tracing(_metadata);
-	fault_begin(&fc, calib);
-	touch_read(p, SZ_2M, SZ_4K);
-	fault_end(&fc);
-	stop_tracing(_metadata);
+	traced_touch(_metadata, dax_events, &fc, p, SZ_2M, SZ_4K, false, 0, 0);
 
 	expect_faults(_metadata, "read 2 MiB private", &fc, 1);
 	EXPECT_EQ(1L, trace_count("dax_pmd_fault_done", "NOPAGE"));
@@ -393,7 +362,7 @@ TEST_F_TIMEOUT(fsdax, private_write_copies_one_4k_page, TIMEOUT_SHORT)
 	mark = pattern_word(seed + 1, woff);
 	ASSERT_NE(pattern_word(seed, woff), mark);
 	calib = calibrate_minflt();
-	start_tracing(_metadata);
+	start_tracing(_metadata, dax_events);
 	fault_begin(&fc, calib);
 	*(volatile uint64_t *)(p + woff) = mark;
 	fault_end(&fc);
@@ -436,7 +405,6 @@ TEST_F_TIMEOUT(fsdax, nohugepage_shared_write_maps_ptes, TIMEOUT_SHORT)
 	uint64_t seed = new_seed();
 	struct fault_count fc;
 	off_t bad = 0;
-	long calib;
 	char *p;
 
 	RETURN_IF_SKIPPED();
@@ -445,12 +413,7 @@ TEST_F_TIMEOUT(fsdax, nohugepage_shared_write_maps_ptes, TIMEOUT_SHORT)
 	p = dax_file_map(_metadata, &self->f, len, SZ_1G, MAP_SHARED, 0);
 	ASSERT_EQ(0, madvise(p, len, MADV_NOHUGEPAGE));
 
-	calib = calibrate_minflt();
-	start_tracing(_metadata);
-	fault_begin(&fc, calib);
-	touch_write(p, len, SZ_4K, seed, 0);
-	fault_end(&fc);
-	stop_tracing(_metadata);
+	traced_touch(_metadata, dax_events, &fc, p, len, SZ_4K, true, seed, 0);
 
 	expect_faults(_metadata, "write 64 MiB nohugepage", &fc, pages);
 	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", NULL));
@@ -477,7 +440,6 @@ TEST_F_TIMEOUT(fsdax, read_unwritten_maps_huge_zero_page, TIMEOUT_SHORT)
 	uint64_t seed = new_seed();
 	struct fault_count fc;
 	off_t bad = 0;
-	long calib;
 	char *p;
 
 	RETURN_IF_SKIPPED();
@@ -485,12 +447,7 @@ TEST_F_TIMEOUT(fsdax, read_unwritten_maps_huge_zero_page, TIMEOUT_SHORT)
 	assert_pmd_layout(_metadata, fd, 0, len);
 	p = dax_file_map(_metadata, &self->f, len, SZ_2M, MAP_SHARED, 0);
 
-	calib = calibrate_minflt();
-	start_tracing(_metadata);
-	fault_begin(&fc, calib);
-	touch_read(p, SZ_2M, SZ_4K);
-	fault_end(&fc);
-	stop_tracing(_metadata);
+	traced_touch(_metadata, dax_events, &fc, p, SZ_2M, SZ_4K, false, 0, 0);
 
 	expect_faults(_metadata, "read 2 MiB unwritten", &fc, 1);
 	EXPECT_EQ(1L, trace_count("dax_pmd_load_hole", NULL));
@@ -498,12 +455,7 @@ TEST_F_TIMEOUT(fsdax, read_unwritten_maps_huge_zero_page, TIMEOUT_SHORT)
 	expect_levels(_metadata, p, SZ_2M, 0, SZ_2M, 0);
 	EXPECT_EQ((uint64_t)0, touch_read(p, SZ_2M, 8));
 
-	calib = calibrate_minflt();
-	start_tracing(_metadata);
-	fault_begin(&fc, calib);
-	touch_write(p, SZ_2M, SZ_4K, seed, 0);
-	fault_end(&fc);
-	stop_tracing(_metadata);
+	traced_touch(_metadata, dax_events, &fc, p, SZ_2M, SZ_4K, true, seed, 0);
 
 	expect_faults(_metadata, "write 2 MiB over the zero PMD", &fc, 1);
 	EXPECT_EQ(0L, trace_count("dax_pmd_load_hole", NULL));
@@ -596,18 +548,12 @@ static void ext2_pwrite_then_map(struct __test_metadata *_metadata,
 	uint64_t seed = new_seed(), seed2 = seed + 1;
 	struct fault_count fc;
 	off_t bad = 0;
-	long calib;
 	char *p;
 
 	ASSERT_EQ(0, write_file_pattern(fd, 0, len, seed));
 	p = dax_file_map(_metadata, f, len, SZ_2M, MAP_SHARED, misalign);
 
-	calib = calibrate_minflt();
-	start_tracing(_metadata);
-	fault_begin(&fc, calib);
-	touch_write(p, len, SZ_4K, seed2, 0);
-	fault_end(&fc);
-	stop_tracing(_metadata);
+	traced_touch(_metadata, dax_events, &fc, p, len, SZ_4K, true, seed2, 0);
 
 	if (misalign) {
 		expect_faults(_metadata, "ext2 write 16 MiB misaligned", &fc,
@@ -658,19 +604,13 @@ TEST_F_TIMEOUT(ext2dax, fault_filled_maps_pmds, TIMEOUT_SHORT)
 	uint64_t seed = new_seed();
 	struct fault_count fc;
 	off_t bad = 0;
-	long calib;
 	char *p;
 
 	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, ftruncate(self->f.fd, len));
 	p = dax_file_map(_metadata, &self->f, len, SZ_2M, MAP_SHARED, 0);
 
-	calib = calibrate_minflt();
-	start_tracing(_metadata);
-	fault_begin(&fc, calib);
-	touch_write(p, len, SZ_4K, seed, 0);
-	fault_end(&fc);
-	stop_tracing(_metadata);
+	traced_touch(_metadata, dax_events, &fc, p, len, SZ_4K, true, seed, 0);
 
 	expect_faults(_metadata, "ext2 fault-fill 16 MiB", &fc, len / SZ_2M);
 	EXPECT_EQ((long)(len / SZ_2M),

@@ -48,17 +48,6 @@ static const char *const events[] = {
 	NULL,
 };
 
-static void trace_on(struct __test_metadata *_metadata)
-{
-	ASSERT_EQ(0, trace_start(events)) {
-		TH_LOG("tracing: %s", strerror(errno));
-	}
-}
-
-static void trace_off(struct __test_metadata *_metadata)
-{
-	ASSERT_EQ(0, trace_stop());
-}
 
 /*
  * The 2 GiB data file, shared by the tests (made once: filling 2 GiB
@@ -169,18 +158,12 @@ TEST_F_TIMEOUT(xfs_pud, plain_mmap_write_maps_puds, TIMEOUT_LONG)
 {
 	uint64_t seed = new_seed();
 	struct fault_count fc;
-	long calib;
 
 	RETURN_IF_SKIPPED();
 	map_file(_metadata, self, FILE_SIZE, MAP_SHARED, (size_t)-1);
 	EXPECT_EQ(0UL, (unsigned long)self->p & (SZ_1G - 1));
 
-	calib = calibrate_minflt();
-	trace_on(_metadata);
-	fault_begin(&fc, calib);
-	touch_write(self->p, FILE_SIZE, SZ_4K, seed, 0);
-	fault_end(&fc);
-	trace_off(_metadata);
+	traced_touch(_metadata, events, &fc, self->p, FILE_SIZE, SZ_4K, true, seed, 0);
 
 	expect_faults(_metadata, "write 2 GiB", &fc, 2);
 	EXPECT_EQ(2L, trace_count("dax_pud_fault_done", "NOPAGE"));
@@ -210,16 +193,10 @@ TEST_F_TIMEOUT(xfs_pud, plain_mmap_write_maps_puds, TIMEOUT_LONG)
 TEST_F_TIMEOUT(xfs_pud, misaligned_address_falls_back_to_pmds, TIMEOUT_LONG)
 {
 	struct fault_count fc;
-	long calib;
 
 	RETURN_IF_SKIPPED();
 	map_file(_metadata, self, SZ_1G, MAP_SHARED, SZ_2M);
-	calib = calibrate_minflt();
-	trace_on(_metadata);
-	fault_begin(&fc, calib);
-	touch_read(self->p, SZ_1G, SZ_4K);
-	fault_end(&fc);
-	trace_off(_metadata);
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, false, 0, 0);
 
 	expect_faults(_metadata, "read 1 GiB misaligned", &fc, 512);
 	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NOPAGE"));
@@ -233,16 +210,10 @@ TEST_F_TIMEOUT(xfs_pud, short_vma_falls_back_to_pmds, TIMEOUT_LONG)
 {
 	size_t len = SZ_1G - SZ_2M;
 	struct fault_count fc;
-	long calib;
 
 	RETURN_IF_SKIPPED();
 	map_file(_metadata, self, len, MAP_SHARED, 0);
-	calib = calibrate_minflt();
-	trace_on(_metadata);
-	fault_begin(&fc, calib);
-	touch_read(self->p, len, SZ_4K);
-	fault_end(&fc);
-	trace_off(_metadata);
+	traced_touch(_metadata, events, &fc, self->p, len, SZ_4K, false, 0, 0);
 
 	expect_faults(_metadata, "read 1022 MiB", &fc, 511);
 	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NOPAGE"));
@@ -356,7 +327,6 @@ TEST_F_TIMEOUT(xfs_pud, read_unwritten_maps_pmd_zero_pages, TIMEOUT_LONG)
 	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
 	struct fault_count fc;
 	char path[256];
-	long calib;
 	int fd;
 
 	RETURN_IF_SKIPPED();
@@ -368,12 +338,7 @@ TEST_F_TIMEOUT(xfs_pud, read_unwritten_maps_pmd_zero_pages, TIMEOUT_LONG)
 	self->fd = fd;
 	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
 
-	calib = calibrate_minflt();
-	trace_on(_metadata);
-	fault_begin(&fc, calib);
-	touch_read(self->p, SZ_1G, SZ_4K);
-	fault_end(&fc);
-	trace_off(_metadata);
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, false, 0, 0);
 	unlink(path);
 
 	expect_faults(_metadata, "read 1 GiB unwritten", &fc, 512);
