@@ -12,6 +12,9 @@ export HUGEDAX_DEVDAX
 set +e
 for t in "$bin"/*_test; do
 	case "$t" in
+	*/nogbpages_test)
+		continue	# its own boot: guest/nogbpages-job.sh
+		;;
 	*/fsdax_pud_test)
 		# 1 GiB extents need AGs larger than 1 GiB: default mkfs.xfs
 		# (4 GiB AGs on 16 GiB); the stripe recipe above makes 1 GiB AGs

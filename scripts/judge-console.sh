@@ -1,29 +1,31 @@
 #!/bin/bash
-# Count TAP results in a guest console log and look for kernel trouble.
-# usage: judge-console.sh CONSOLE_LOG
+# Count TAP results in guest console logs and look for kernel trouble.
+# usage: judge-console.sh CONSOLE_LOG...
+# Every log must show its guest finishing ("hugedax-test: done"); the last
+# line is "N passed, N failed" over all of them.
 set -uo pipefail
-log=$1
-tr -d '\r' < "$log" > "$log.txt"
-log=$log.txt
+passed=0 failed=0 skipped=0 trouble=0
+for raw in "$@"; do
+	log=$raw.txt
+	tr -d '\r' < "$raw" > "$log" 2>/dev/null || : > "$log"
+	# the harness prints "ok N name" / "not ok N name" ("# SKIP" on skips)
+	grep -E '^(not )?ok [0-9]+ ' "$log" | grep -v -- '# SKIP' > "$log.results"
+	grep -E '^ok [0-9]+ .*# SKIP' "$log" > "$log.skipped"
+	passed=$((passed + $(grep -c '^ok ' "$log.results")))
+	failed=$((failed + $(grep -c '^not ok ' "$log.results")))
+	skipped=$((skipped + $(wc -l < "$log.skipped")))
 
-# the harness prints "ok N name" / "not ok N name" (and "# SKIP" on skips)
-grep -E '^(not )?ok [0-9]+ ' "$log" | grep -v -- '# SKIP' > "$log.results" || true
-grep -E '^ok [0-9]+ .*# SKIP' "$log" > "$log.skipped" || true
-passed=$(grep -c '^ok ' "$log.results")
-failed=$(grep -c '^not ok ' "$log.results")
-skipped=$(wc -l < "$log.skipped")
-
-trouble=0
-if ! grep -q '^hugedax-test: done' "$log"; then
-	echo "judge: the guest did not finish the tests (see $1)"
-	trouble=1
-fi
-if grep -n -E 'WARNING: CPU|BUG:|Oops|bad pud|bad pmd' "$log"; then
-	echo "judge: the kernel log shows trouble (see $1)"
-	trouble=1
-fi
-grep '^not ok ' "$log.results" | sed 's/^/judge: failed: /'
-[ "$skipped" = 0 ] || sed 's/^/judge: skipped: /' "$log.skipped"
+	if ! grep -q '^hugedax-test: done' "$log"; then
+		echo "judge: the guest did not finish the tests (see $raw)"
+		trouble=1
+	fi
+	if grep -n -E 'WARNING: CPU|BUG:|Oops|bad pud|bad pmd' "$log"; then
+		echo "judge: the kernel log shows trouble (see $raw)"
+		trouble=1
+	fi
+	grep '^not ok ' "$log.results" | sed 's/^/judge: failed: /'
+	sed 's/^/judge: skipped: /' "$log.skipped"
+done
 
 if [ "$skipped" = 0 ]; then
 	echo "$passed passed, $failed failed"

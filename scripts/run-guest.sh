@@ -14,6 +14,7 @@
 #   PMEM=nvdimm|legacy  nvdimm: ACPI NFIT DIMMs (default); legacy: an extra
 #                  memmap=4G!… e820 range in RAM, for tools that want it
 #   TIMEOUT        seconds before the guest is killed (default 1800)
+#   CPU            QEMU -cpu model under TCG (default max; it has pdpe1gb)
 #   FRESH_PMEM=1   recreate the backing files (all data lost)
 set -euo pipefail
 kernel=$1 job=$2 outdir=$3
@@ -59,7 +60,7 @@ fi
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu host)
 else
-	accel_args=(-accel "tcg,thread=single" -cpu max)
+	accel_args=(-accel "tcg,thread=single" -cpu "${CPU:-max}")
 fi
 
 echo "run-guest: booting $kernel ($accel, $pmem_mode), job $job" >&2

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Host side of `make test`: boot the guest with guest/test-job.sh, then
-# judge the console: TAP results of every test binary, plus the kernel log.
+# Host side of `make test`: boot the guest with guest/test-job.sh, and once
+# more on a CPU without 1 GiB pages with guest/nogbpages-job.sh, then judge
+# the consoles: TAP results of every test binary, plus the kernel log.
 # usage: run-tests.sh KERNEL OUTDIR
 # Ends with "N passed, N failed" and exits non-zero if a test failed, the
 # guest did not finish, or the kernel warned.
@@ -12,4 +13,10 @@ bin=$(cd "$outdir/.." && pwd)/bin
 rm -f "$outdir/console.log"
 rm -rf "${outdir:?}/bin" && cp -r "$bin" "$outdir/bin"
 "$here/scripts/run-guest.sh" "$kernel" "$here/guest/test-job.sh" "$outdir" >/dev/null || true
-exec "$here/scripts/judge-console.sh" "$outdir/console.log"
+# a second, short boot on a CPU without 1 GiB pages
+mkdir -p "$outdir/nogbpages"
+rm -rf "${outdir:?}/nogbpages/bin" && cp -r "$bin" "$outdir/nogbpages/bin"
+CPU=max,pdpe1gb=off "$here/scripts/run-guest.sh" "$kernel" \
+	"$here/guest/nogbpages-job.sh" "$outdir/nogbpages" >/dev/null || true
+exec "$here/scripts/judge-console.sh" "$outdir/console.log" \
+	"$outdir/nogbpages/console.log"
