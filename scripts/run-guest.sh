@@ -57,6 +57,9 @@ else
 	cmdline+=' memmap=4G!4G'
 fi
 
+mem=$ram
+[ "$slot" = 0 ] || mem="$ram,slots=$((slot + 1)),maxmem=$maxmem"
+
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu host)
 else
@@ -67,7 +70,7 @@ echo "run-guest: booting $kernel ($accel, $pmem_mode), job $job" >&2
 set +e
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 	-machine "$machine" "${accel_args[@]}" -smp 2 \
-	-m "$ram,slots=$((slot + 1)),maxmem=$maxmem" \
+	-m "$mem" \
 	"${args[@]}" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=root \
