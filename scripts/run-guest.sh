@@ -29,6 +29,9 @@ pmemdir=$cache/pmem
 dimms="ext4:18G xfs:18G ext2:6G devdax:6G"
 
 mkdir -p "$pmemdir" "$outdir"
+# one guest at a time on these backing files: wait for any other one
+exec 9>"$pmemdir/.lock"
+flock 9
 [ "$(realpath "$job")" = "$(realpath "$outdir")/job.sh" ] || cp "$job" "$outdir/job.sh"
 [ "${FRESH_PMEM:-0}" = 1 ] && rm -f "$pmemdir"/*.img
 args=()
