@@ -10,6 +10,9 @@ frags=("$src/kernel/configs/kvm_guest.config" "$here/kernel/hugedax.config")
 [ "$variant" = debug ] && frags+=("$here/kernel/debug.config")
 
 mkdir -p "$out"
+# one kernel build at a time on this machine (2 cores): wait for any other
+exec 8>"$(dirname "$out")/.build.lock"
+flock 8
 stamp="$out/.hugedax-fragments"
 want=$(cat "${frags[@]}" | sha256sum)
 if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
