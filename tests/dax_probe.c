@@ -222,10 +222,36 @@ int trace_stop(void)
 	return ret;
 }
 
-int trace_line_match(const char *line, const char *event, const char *suffix)
+/*
+ * Find the last whitespace-separated token of [line, end): its start in
+ * *tok, its length returned (0 if none).  *end is moved to before it.
+ */
+static size_t trace_last_token(const char *line, const char **end,
+			       const char **tok)
 {
+	const char *e = *end, *t;
+
+	while (e > line && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	t = e;
+	while (t > line && t[-1] != ' ' && t[-1] != '\t')
+		t--;
+	*tok = t;
+	*end = t;
+	return e - t;
+}
+
+static int token_is(const char *tok, size_t len, const char *want)
+{
+	return len == strlen(want) && !strncmp(tok, want, len);
+}
+
+int trace_line_fields(const char *line, const char *event, const char *result,
+		      const char *reason)
+{
+	const char *end, *tok, *rtok = NULL;
+	size_t len, rlen = 0;
 	char key[128];
-	const char *last, *end;
 
 	if (line[0] == '#')
 		return 0;
@@ -233,20 +259,34 @@ int trace_line_match(const char *line, const char *event, const char *suffix)
 	snprintf(key, sizeof(key), " %s: ", event);
 	if (!strstr(line, key))
 		return 0;
-	if (!suffix)
-		return 1;
 	end = line + strlen(line);
-	while (end > line && (end[-1] == '\n' || end[-1] == ' ' ||
-			      end[-1] == '\t'))
-		end--;
-	last = end;
-	while (last > line && last[-1] != ' ' && last[-1] != '\t')
-		last--;
-	return (size_t)(end - last) == strlen(suffix) &&
-	       !strncmp(last, suffix, end - last);
+	len = trace_last_token(line, &end, &tok);
+	/* "... RESULT reason NAME": the result is the third token from the end */
+	{
+		const char *e2 = end, *t2;
+		size_t l2 = trace_last_token(line, &e2, &t2);
+
+		if (token_is(t2, l2, "reason")) {
+			rtok = tok;
+			rlen = len;
+			end = e2;
+			len = trace_last_token(line, &end, &tok);
+		}
+	}
+	if (result && !token_is(tok, len, result))
+		return 0;
+	if (reason && !(rtok && token_is(rtok, rlen, reason)))
+		return 0;
+	return 1;
 }
 
-long trace_count(const char *event, const char *suffix)
+int trace_line_match(const char *line, const char *event, const char *suffix)
+{
+	return trace_line_fields(line, event, suffix, NULL);
+}
+
+long trace_count_reason(const char *event, const char *result,
+			const char *reason)
 {
 	char path[PATH_MAX * 2];
 	char *line = NULL;
@@ -264,7 +304,7 @@ long trace_count(const char *event, const char *suffix)
 	while (getline(&line, &cap, f) > 0) {
 		if (strstr(line, "[LOST ") && strstr(line, " EVENTS]"))
 			lost = 1;
-		count += trace_line_match(line, event, suffix);
+		count += trace_line_fields(line, event, result, reason);
 	}
 	free(line);
 	fclose(f);
@@ -273,6 +313,11 @@ long trace_count(const char *event, const char *suffix)
 		return -1;
 	}
 	return count;
+}
+
+long trace_count(const char *event, const char *suffix)
+{
+	return trace_count_reason(event, suffix, NULL);
 }
 
 /* ---- page table dump ---- */
@@ -458,6 +503,130 @@ long smaps_kb(unsigned long start, const char *field)
 	free(line);
 	fclose(f);
 	return kb;
+}
+
+/* ---- DAX accounting: smaps fields and /proc/vmstat counters ---- */
+
+int smaps_dax_parse(FILE *f, unsigned long start, int all, struct dax_kb *out)
+{
+	static const char *const names[] = {
+		"DaxPteMapped:", "DaxPmdMapped:", "DaxPudMapped:",
+	};
+	long *fields[] = { &out->pte, &out->pmd, &out->pud };
+	unsigned long s, e;
+	char *line = NULL;
+	size_t cap = 0;
+	int in = all, vma = 0, seen = 0, i;
+
+	memset(out, 0, sizeof(*out));
+	while (getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2) {
+			if (all)
+				continue;
+			if (in)
+				break;
+			in = s == start;
+			vma |= in;
+			continue;
+		}
+		if (!in)
+			continue;
+		for (i = 0; i < 3; i++) {
+			size_t n = strlen(names[i]);
+
+			if (!strncmp(line, names[i], n)) {
+				*fields[i] += strtol(line + n, NULL, 10);
+				seen |= 1 << i;
+			}
+		}
+	}
+	free(line);
+	if (!all && !vma) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (seen != 7) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return 0;
+}
+
+static int smaps_dax_file(const char *path, unsigned long start, int all,
+			  struct dax_kb *out)
+{
+	FILE *f = fopen(path, "re");
+	int ret, err;
+
+	if (!f)
+		return -1;
+	ret = smaps_dax_parse(f, start, all, out);
+	err = errno;
+	fclose(f);
+	errno = err;
+	return ret;
+}
+
+int smaps_dax(unsigned long start, struct dax_kb *out)
+{
+	return smaps_dax_file("/proc/self/smaps", start, 0, out);
+}
+
+int smaps_rollup_dax(struct dax_kb *out)
+{
+	return smaps_dax_file("/proc/self/smaps_rollup", 0, 1, out);
+}
+
+int dax_vmstat_parse(FILE *f, struct dax_vmstat *out)
+{
+	static const char *const names[] = {
+		"dax_pmd_fault", "dax_pmd_fault_fallback",
+		"dax_pud_fault", "dax_pud_fault_fallback",
+	};
+	long *fields[] = {
+		&out->pmd, &out->pmd_fallback, &out->pud, &out->pud_fallback,
+	};
+	char name[64];
+	long val;
+	int seen = 0, i;
+
+	memset(out, 0, sizeof(*out));
+	while (fscanf(f, "%63s %ld", name, &val) == 2) {
+		for (i = 0; i < 4; i++) {
+			if (!strcmp(name, names[i])) {
+				*fields[i] = val;
+				seen |= 1 << i;
+			}
+		}
+	}
+	if (seen != 15) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return 0;
+}
+
+int dax_vmstat_read(struct dax_vmstat *out)
+{
+	FILE *f = fopen("/proc/vmstat", "re");
+	int ret, err;
+
+	if (!f)
+		return -1;
+	ret = dax_vmstat_parse(f, out);
+	err = errno;
+	fclose(f);
+	errno = err;
+	return ret;
+}
+
+void dax_vmstat_delta(struct dax_vmstat *d, const struct dax_vmstat *before,
+		      const struct dax_vmstat *after)
+{
+	d->pmd = after->pmd - before->pmd;
+	d->pmd_fallback = after->pmd_fallback - before->pmd_fallback;
+	d->pud = after->pud - before->pud;
+	d->pud_fallback = after->pud_fallback - before->pud_fallback;
 }
 
 /* ---- data patterns ---- */

@@ -14,6 +14,7 @@
 #define HUGEDAX_DAX_PROBE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -62,6 +63,15 @@ int trace_stop(void);
 long trace_count(const char *event, const char *suffix);
 /* 1 if one line of the trace file matches, else 0 (exposed for tests). */
 int trace_line_match(const char *line, const char *event, const char *suffix);
+/*
+ * The huge fault-done events end in "RESULT reason NAME" on kernels with
+ * the fallback reasons (just "RESULT" before): @suffix above and @result
+ * here match RESULT, @reason matches NAME; NULL matches anything.
+ */
+int trace_line_fields(const char *line, const char *event, const char *result,
+		      const char *reason);
+long trace_count_reason(const char *event, const char *result,
+			const char *reason);
 
 /* ---- page table dump (/sys/kernel/debug/page_tables/current_kernel) ---- */
 
@@ -106,6 +116,35 @@ void *map_aligned(size_t len, size_t align, int prot, int flags, int fd,
  * from /proc/self/smaps; -1 if not found.  Not for PUD mappings (see top).
  */
 long smaps_kb(unsigned long start, const char *field);
+
+/* ---- DAX accounting: smaps fields and /proc/vmstat counters ---- */
+
+/* DaxPteMapped, DaxPmdMapped, DaxPudMapped in kB */
+struct dax_kb {
+	long pte, pmd, pud;
+};
+
+/*
+ * From an smaps-format stream: the Dax* fields of the VMA starting at
+ * @start, or (@all) the sum over every VMA (smaps_rollup).  0, or -1 with
+ * errno ENOENT (no such VMA) or ENOTSUP (the kernel lacks the fields).
+ */
+int smaps_dax_parse(FILE *f, unsigned long start, int all, struct dax_kb *out);
+/* The same for /proc/self/smaps and /proc/self/smaps_rollup. */
+int smaps_dax(unsigned long start, struct dax_kb *out);
+int smaps_rollup_dax(struct dax_kb *out);
+
+/* The dax_* huge fault counters of /proc/vmstat (system wide). */
+struct dax_vmstat {
+	long pmd, pmd_fallback, pud, pud_fallback;
+};
+
+/* 0, or -1 with errno ENOTSUP if a counter is missing. */
+int dax_vmstat_parse(FILE *f, struct dax_vmstat *out);
+int dax_vmstat_read(struct dax_vmstat *out);
+/* d = after - before */
+void dax_vmstat_delta(struct dax_vmstat *d, const struct dax_vmstat *before,
+		      const struct dax_vmstat *after);
 
 /* ---- data patterns ---- */
 

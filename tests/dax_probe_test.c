@@ -223,6 +223,120 @@ TEST(trace_line_match_event_and_result)
 				      "dax_pmd_fault_done", NULL));
 }
 
+/* With the fallback reasons the done events end in "RESULT reason NAME". */
+TEST(trace_line_fields_result_and_reason)
+{
+	const char *pud = "  dax_smaps_test-77      [000] .....    12.5: dax_pud_fault_done: dev 259:2 ino 0x83 shared WRITE|ALLOW_RETRY|KILLABLE|USER address 0x7f0040000000 vm_start 0x7f0040000000 vm_end 0x7f0040800000 pgoff 0x0 max_pgoff 0x800 FALLBACK reason vma_too_small\n";
+	const char *pmd = "  dax_smaps_test-77      [000] .....    12.6: dax_pmd_fault_done: dev 259:2 ino 0x83 shared WRITE|ALLOW_RETRY|KILLABLE|USER address 0x7f0040000000 vm_start 0x7f0040000000 vm_end 0x7f0040800000 pgoff 0x0 max_pgoff 0x800 NOPAGE reason none\n";
+
+	EXPECT_EQ(1, trace_line_fields(pud, "dax_pud_fault_done", "FALLBACK",
+				       "vma_too_small"));
+	EXPECT_EQ(1, trace_line_fields(pud, "dax_pud_fault_done", NULL,
+				       "vma_too_small"));
+	EXPECT_EQ(1, trace_line_fields(pud, "dax_pud_fault_done", "FALLBACK",
+				       NULL));
+	EXPECT_EQ(0, trace_line_fields(pud, "dax_pud_fault_done", "FALLBACK",
+				       "cow"));
+	EXPECT_EQ(0, trace_line_fields(pud, "dax_pud_fault_done", "NOPAGE",
+				       NULL));
+	EXPECT_EQ(0, trace_line_fields(pud, "dax_pmd_fault_done", NULL, NULL));
+	/* the old matcher still finds the result before the reason */
+	EXPECT_EQ(1, trace_line_match(pud, "dax_pud_fault_done", "FALLBACK"));
+	EXPECT_EQ(1, trace_line_match(pmd, "dax_pmd_fault_done", "NOPAGE"));
+	EXPECT_EQ(0, trace_line_match(pmd, "dax_pmd_fault_done", "none"));
+	EXPECT_EQ(1, trace_line_fields(pmd, "dax_pmd_fault_done", "NOPAGE",
+				       "none"));
+	/* a line without a reason matches no reason */
+	EXPECT_EQ(0, trace_line_fields("  t-1 [000] ..... 1.0: dax_pmd_fault_done: dev 1:2 NOPAGE\n",
+				       "dax_pmd_fault_done", NULL, "none"));
+}
+
+static const char smaps_sample[] =
+	"00400000-00401000 r-xp 00000000 fd:00 12 /bin/x\n"
+	"Size:                  4 kB\n"
+	"DaxPteMapped:          0 kB\n"
+	"DaxPmdMapped:          0 kB\n"
+	"DaxPudMapped:          0 kB\n"
+	"7f0040000000-7f0080000000 rw-s 00000000 103:02 131 /mnt/xfs/data file\n"
+	"Size:            1048576 kB\n"
+	"FilePmdMapped:         0 kB\n"
+	"DaxPteMapped:          8 kB\n"
+	"DaxPmdMapped:       2048 kB\n"
+	"DaxPudMapped:    1048576 kB\n"
+	"VmFlags: rd wr sh mr mw me ms\n"
+	"7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0 [stack]\n"
+	"DaxPteMapped:          0 kB\n"
+	"DaxPmdMapped:          0 kB\n"
+	"DaxPudMapped:          4 kB\n";
+
+TEST(smaps_dax_parse_vma_and_all)
+{
+	struct dax_kb kb;
+	FILE *f;
+
+	f = fmemopen((void *)smaps_sample, sizeof(smaps_sample) - 1, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, smaps_dax_parse(f, 0x7f0040000000UL, 0, &kb));
+	EXPECT_EQ(8L, kb.pte);
+	EXPECT_EQ(2048L, kb.pmd);
+	EXPECT_EQ(1048576L, kb.pud);
+	rewind(f);
+	ASSERT_EQ(0, smaps_dax_parse(f, 0, 1, &kb));
+	EXPECT_EQ(1048580L, kb.pud);
+	rewind(f);
+	EXPECT_EQ(-1, smaps_dax_parse(f, 0x1000, 0, &kb));
+	EXPECT_EQ(ENOENT, errno);
+	fclose(f);
+}
+
+TEST(smaps_dax_parse_kernel_without_fields)
+{
+	static const char old[] =
+		"7f0040000000-7f0080000000 rw-s 00000000 103:02 131 /d\n"
+		"FilePmdMapped:         0 kB\n"
+		"Shared_Hugetlb:        0 kB\n";
+	struct dax_kb kb;
+	FILE *f = fmemopen((void *)old, sizeof(old) - 1, "r");
+
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(-1, smaps_dax_parse(f, 0x7f0040000000UL, 0, &kb));
+	EXPECT_EQ(ENOTSUP, errno);
+	fclose(f);
+}
+
+TEST(dax_vmstat_parse_counters)
+{
+	static const char vm[] =
+		"thp_fault_fallback 7\ndax_pmd_fault 512\n"
+		"dax_pmd_fault_fallback 3\ndax_pud_fault 2\n"
+		"dax_pud_fault_fallback 9\nballoon_inflate 0\n";
+	static const char old[] = "thp_fault_fallback 7\nthp_swpout 0\n";
+	struct dax_vmstat a, b, d;
+	FILE *f = fmemopen((void *)vm, sizeof(vm) - 1, "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, dax_vmstat_parse(f, &a));
+	fclose(f);
+	EXPECT_EQ(512L, a.pmd);
+	EXPECT_EQ(3L, a.pmd_fallback);
+	EXPECT_EQ(2L, a.pud);
+	EXPECT_EQ(9L, a.pud_fallback);
+	b = a;
+	b.pmd += 5;
+	b.pud_fallback += 1;
+	dax_vmstat_delta(&d, &a, &b);
+	EXPECT_EQ(5L, d.pmd);
+	EXPECT_EQ(0L, d.pmd_fallback);
+	EXPECT_EQ(0L, d.pud);
+	EXPECT_EQ(1L, d.pud_fallback);
+
+	f = fmemopen((void *)old, sizeof(old) - 1, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(-1, dax_vmstat_parse(f, &a));
+	EXPECT_EQ(ENOTSUP, errno);
+	fclose(f);
+}
+
 TEST(pattern_fill_check_touch)
 {
 	const size_t len = 64 * SZ_4K;
