@@ -48,6 +48,13 @@ test: kernel testbin
 demo: kernel testbin
 	scripts/run-demo.sh $(KERNEL) $(OUT)/demo
 
+# page sizes side by side: the patched and the stock kernel booted once
+# each, same guest layout; table, CSV and plot in $(OUT)/bench
+.PHONY: bench
+bench: kernel testbin
+	$(MAKE) kernel STOCK=1
+	scripts/run-bench.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/bench
+
 # an interactive guest: the same layout as the tests, a shell on the console
 shell: kernel testbin
 	GUEST_STDIN=/dev/stdin scripts/run-guest.sh $(KERNEL) guest/shell-job.sh $(OUT)/shell
