@@ -351,6 +351,53 @@ static void fill_padded_file(struct __test_metadata *_metadata,
 }
 
 /*
+ * 1 GiB (xfs): first, while the fresh file system has free space right
+ * after the pad.  A 1 GiB file whose extent is 1 GiB aligned, mapped at a
+ * 1 GiB boundary: one PUD fault, reason none.  Then smaps and smaps_rollup
+ * are read 1,000 times each; the PUD stays: touching all of it again
+ * takes no fault.  Negative control: MADV_DONTNEED of the whole GiB, then
+ * smaps shows nothing mapped and the next touch faults once.
+ */
+TEST_F_TIMEOUT(fs, size_1g_survives_1000_smaps_reads, TIMEOUT_LONG)
+{
+	struct dax_kb kb, roll;
+	struct obs o;
+	char *p;
+	int i, bad = 0;
+
+	RETURN_IF_SKIPPED();
+	if (!variant->pud)
+		SKIP(return, "%s maps at most 2 MiB", variant->fstype);
+	fill_padded_file(_metadata, self, SZ_1G, SZ_1G);
+	p = rmap_map(_metadata, &self->m, 0, SZ_1G, MAP_SHARED, self->fd, 0);
+	measure(_metadata, &o, true, p, SZ_1G, SZ_4K, false);
+
+	expect_sizes(_metadata, &o, "read 1 GiB", p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(1L, trace_count_reason(PUD_EV, "NOPAGE", "none"));
+	EXPECT_EQ(0L, o.vm.pud_fallback);
+	EXPECT_EQ(0L, o.pmd_ok + o.pmd_fb);
+	expect_trace_matches_vmstat(_metadata, &o);
+
+	for (i = 0; i < 1000; i++) {
+		read_smaps(_metadata, p, &kb, &roll);
+		bad += kb.pud != 1048576 || roll.pud != 1048576 ||
+		       kb.pmd || kb.pte;
+	}
+	EXPECT_EQ(0, bad);
+	measure(_metadata, &o, false, p, SZ_1G, SZ_4K, false);
+	expect_faults(_metadata, "read 1 GiB after 2000 smaps reads", &o.fc, 0);
+	EXPECT_EQ(0L, o.vm.pud + o.vm.pmd);
+	expect_levels(_metadata, p, SZ_1G, 0, 0, SZ_1G);
+
+	ASSERT_EQ(0, madvise(p, SZ_1G, MADV_DONTNEED));
+	read_smaps(_metadata, p, &kb, &roll);
+	EXPECT_EQ(0L, kb.pte + kb.pmd + kb.pud);
+	measure(_metadata, &o, false, p, SZ_1G, SZ_4K, false);
+	expect_sizes(_metadata, &o, "read 1 GiB after MADV_DONTNEED", p, SZ_1G,
+		     0, 0, SZ_1G);
+}
+
+/*
  * 4 KiB: 4 MiB of a written file mapped at a 2 MiB boundary + 4 KiB, so
  * address and file offset disagree.  Write one word per 4 KiB: 1024 PTE
  * faults; the PUD handler is tried once (first fault, empty PUD) and the
@@ -401,52 +448,6 @@ TEST_F_TIMEOUT(fs, size_2m, TIMEOUT_SHORT)
 	EXPECT_EQ(1L, o.vm.pud_fallback);
 	EXPECT_EQ(1L, trace_count_reason(PUD_EV, "FALLBACK", "vma_too_small"));
 	expect_trace_matches_vmstat(_metadata, &o);
-}
-
-/*
- * 1 GiB (xfs): a 1 GiB file whose extent is 1 GiB aligned, mapped at a
- * 1 GiB boundary: one PUD fault, reason none.  Then smaps and smaps_rollup
- * are read 1,000 times each; the PUD stays: touching all of it again
- * takes no fault.  Negative control: MADV_DONTNEED of the whole GiB, then
- * smaps shows nothing mapped and the next touch faults once.
- */
-TEST_F_TIMEOUT(fs, size_1g_survives_1000_smaps_reads, TIMEOUT_LONG)
-{
-	struct dax_kb kb, roll;
-	struct obs o;
-	char *p;
-	int i, bad = 0;
-
-	RETURN_IF_SKIPPED();
-	if (!variant->pud)
-		SKIP(return, "%s maps at most 2 MiB", variant->fstype);
-	fill_padded_file(_metadata, self, SZ_1G, SZ_1G);
-	p = rmap_map(_metadata, &self->m, 0, SZ_1G, MAP_SHARED, self->fd, 0);
-	measure(_metadata, &o, true, p, SZ_1G, SZ_4K, false);
-
-	expect_sizes(_metadata, &o, "read 1 GiB", p, SZ_1G, 0, 0, SZ_1G);
-	EXPECT_EQ(1L, trace_count_reason(PUD_EV, "NOPAGE", "none"));
-	EXPECT_EQ(0L, o.vm.pud_fallback);
-	EXPECT_EQ(0L, o.pmd_ok + o.pmd_fb);
-	expect_trace_matches_vmstat(_metadata, &o);
-
-	for (i = 0; i < 1000; i++) {
-		read_smaps(_metadata, p, &kb, &roll);
-		bad += kb.pud != 1048576 || roll.pud != 1048576 ||
-		       kb.pmd || kb.pte;
-	}
-	EXPECT_EQ(0, bad);
-	measure(_metadata, &o, false, p, SZ_1G, SZ_4K, false);
-	expect_faults(_metadata, "read 1 GiB after 2000 smaps reads", &o.fc, 0);
-	EXPECT_EQ(0L, o.vm.pud + o.vm.pmd);
-	expect_levels(_metadata, p, SZ_1G, 0, 0, SZ_1G);
-
-	ASSERT_EQ(0, madvise(p, SZ_1G, MADV_DONTNEED));
-	read_smaps(_metadata, p, &kb, &roll);
-	EXPECT_EQ(0L, kb.pte + kb.pmd + kb.pud);
-	measure(_metadata, &o, false, p, SZ_1G, SZ_4K, false);
-	expect_sizes(_metadata, &o, "read 1 GiB after MADV_DONTNEED", p, SZ_1G,
-		     0, 0, SZ_1G);
 }
 
 /* ---- fallback reasons ---- */
