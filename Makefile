@@ -21,7 +21,7 @@ endif
 KERNEL  := $(KOUT)/arch/x86/boot/bzImage
 export HUGEDAX_CACHE := $(CACHE)
 
-.PHONY: all setup tree kernel testbin test demo shell check check-series export clean
+.PHONY: all setup tree kernel testbin test demo stress persist shell check check-series export clean
 
 all: test
 
@@ -54,6 +54,14 @@ demo: kernel testbin
 bench: kernel testbin
 	$(MAKE) kernel STOCK=1
 	scripts/run-bench.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/bench
+
+# seeded model-based mmap stress on ext2, ext4, xfs, device-dax (SEEDS, OPS)
+stress: kernel testbin
+	scripts/run-stress.sh $(KERNEL) $(OUT)/stress
+
+# write through huge mappings, reset the guest, check every byte next boot
+persist: kernel testbin
+	scripts/run-persist.sh $(KERNEL) $(OUT)/persist
 
 # an interactive guest: the same layout as the tests, a shell on the console
 shell: kernel testbin

@@ -4,6 +4,9 @@
 # order ext4, xfs, ext2, devdax: nmem0..nmem3 (region numbers differ).
 # usage: setup-pmem.sh        (namespaces only)
 #        setup-pmem.sh mkfs   (also make fresh filesystems and mount them)
+#        setup-pmem.sh mount  (mount the filesystems already there, as an
+#                              earlier boot left them: e2fsck -fy for ext2,
+#                              log replay at mount for ext4 and xfs)
 set -eu
 modes="fsdax fsdax fsdax devdax"
 names="ext4 xfs ext2 devdax"
@@ -41,6 +44,18 @@ for name in $names; do
 	eval "dev_$name=/dev/$dev"
 done
 
+# shellcheck disable=SC2154
+if [ "${1:-}" = mount ]; then
+	mkdir -p /mnt/ext4 /mnt/xfs /mnt/ext2
+	rc=0
+	e2fsck -fy "$dev_ext2" || rc=$?
+	echo "pmem: e2fsck -fy ext2: exit status $rc"
+	mount -o dax "$dev_ext4" /mnt/ext4
+	mount -o dax "$dev_xfs" /mnt/xfs
+	mount -t ext2 -o dax "$dev_ext2" /mnt/ext2
+	echo "devdax: $dev_devdax" > /mnt/devdax-path
+	exit 0
+fi
 [ "${1:-}" = mkfs ] || exit 0
 # dev_* are set by the eval above; the *_MKFS_OPTS are option lists that
 # must be split into words
