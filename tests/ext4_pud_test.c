@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 1 GiB (PUD) and 2 MiB (PMD) mappings of DAX files on ext4 made with
+ * default mkfs.ext4 options (the job makes a fresh filesystem on the
+ * 16 GiB namespace: 128 MiB block groups, flex_bg metadata every 2 GiB,
+ * backup superblocks, the journal; no stride).
+ *
+ * ext4 can map a PUD only if ext4_iomap_begin() merges the physically
+ * contiguous extents (at most 128 MiB each) of a 1 GiB chunk into one
+ * mapping, and the allocator places that chunk on a 1 GiB-aligned run of
+ * free block groups.  Files the kernel knows will cover a whole GiB are
+ * placed that way: sized by ftruncate() before pwrite(), filled by write
+ * faults, fallocated.  A file that grows by 2 MiB appends from empty only
+ * becomes eligible from its second GiB on (i_size >= 1 GiB); its first
+ * GiB still gets 2 MiB alignment.
+ *
+ * Needs the ext4 patches of branch hugedax-ext4 ("ext4: map DAX blocks
+ * across extent boundaries in ext4_iomap_begin", "ext4: place DAX file
+ * data for PMD and PUD mappings", "ext4: reserve journal credits for a
+ * whole PUD in DAX write faults").  Run by guest/ext4-job.sh, which makes
+ * the filesystem with default options (guest/test-job.sh uses stride=512
+ * for ext4).  On stock 6.1 every test fails (no PUD tracepoint; the
+ * survey test then counts PMDs only).
+ *
+ * Page sizes are checked with fault counts, the dax_pud_fault_done /
+ * dax_pmd_fault_done tracepoints and the kernel's page table dump; layout
+ * with FIEMAP.  Data is a non-zero position-dependent pattern, read back
+ * with pread().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "dax_probe.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#include "dax_checks.h"
+
+static const char *const events[] = {
+	"fs_dax/dax_pud_fault_done",
+	"fs_dax/dax_pmd_fault_done",
+	"fs_dax/dax_pmd_load_hole",
+	NULL,
+};
+
+/* For kernels without the PUD tracepoints (stock 6.1): PMD ones only. */
+static const char *const pmd_events[] = {
+	"fs_dax/dax_pmd_fault_done",
+	"fs_dax/dax_pmd_load_hole",
+	NULL,
+};
+
+static const char *const *survey_events(void)
+{
+	if (access("/sys/kernel/tracing/events/fs_dax/dax_pud_fault_done",
+		   F_OK))
+		return pmd_events;
+	return events;
+}
+
+enum fill { FILL_PRESIZED_PWRITE, FILL_APPEND_PWRITE, FILL_FAULT,
+	    FILL_FALLOCATE };
+
+static const char *const fill_name[] = {
+	"ftruncate+pwrite", "pwrite", "write faults", "fallocate+write faults",
+};
+
+FIXTURE(ext4_pud) {
+	int fd;
+	char path[256];
+	char *p;
+	size_t len;
+};
+
+FIXTURE_SETUP(ext4_pud)
+{
+	char fstype[32];
+	int dax = 0;
+	const char *dir = env_or("HUGEDAX_EXT4", "/mnt/ext4");
+
+	self->fd = -1;
+	self->p = MAP_FAILED;
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, mount_of(dir, fstype, sizeof(fstype), &dax));
+	ASSERT_STREQ("ext4", fstype);
+	ASSERT_TRUE(dax);
+	snprintf(self->path, sizeof(self->path), "%s/hugedax.ext4pud", dir);
+	unlink(self->path);
+	self->fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(1, file_is_dax(self->fd));
+}
+
+FIXTURE_TEARDOWN(ext4_pud)
+{
+	if (self->p != MAP_FAILED)
+		munmap(self->p, self->len);
+	if (self->fd >= 0)
+		close(self->fd);
+	unlink(self->path);
+}
+
+/*
+ * Give the file @len bytes of pattern @seed the way @how says.  For the
+ * fault-filled kinds nothing is written here: the caller's write faults
+ * write the data (pattern @seed too).
+ */
+static void fill_file(struct __test_metadata *_metadata, int fd, size_t len,
+		      enum fill how, uint64_t seed)
+{
+	switch (how) {
+	case FILL_PRESIZED_PWRITE:
+		ASSERT_EQ(0, ftruncate(fd, len));
+		ASSERT_EQ(0, write_file_pattern(fd, 0, len, seed));
+		break;
+	case FILL_APPEND_PWRITE:
+		ASSERT_EQ(0, write_file_pattern(fd, 0, len, seed));
+		break;
+	case FILL_FAULT:
+		ASSERT_EQ(0, ftruncate(fd, len));
+		break;
+	case FILL_FALLOCATE:
+		ASSERT_EQ(0, fallocate(fd, 0, 0, len));
+		break;
+	}
+	ASSERT_EQ(0, fsync(fd));
+}
+
+static void expect_file_data(struct __test_metadata *_metadata, int fd,
+			     size_t len, uint64_t seed)
+{
+	off_t bad = 0;
+
+	EXPECT_EQ(0, check_file_pattern(fd, 0, len, SZ_1M, seed, &bad)) {
+		TH_LOG("file data differs at %#llx", (unsigned long long)bad);
+	}
+}
+
+/*
+ * A 2 GiB file filled @how, mapped with a plain mmap(NULL, 2 GiB) and
+ * written one word per 4 KiB: two PUD faults, two dax_pud_fault_done
+ * NOPAGE, no PMD fault, 2 GiB of PUDs in the page-table dump, data back
+ * with pread().  FIEMAP (a third, layout signal) says both GiBs are
+ * 1 GiB-aligned runs of contiguous blocks.
+ */
+static void two_puds(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(ext4_pud) *self, enum fill how)
+{
+	size_t len = 2 * SZ_1G;
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+	bool written = how == FILL_PRESIZED_PWRITE;
+
+	fill_file(_metadata, self->fd, len, how, seed);
+	if (written)
+		EXPECT_EQ(2L, fiemap_aligned_chunks(self->fd, 0, len, SZ_1G));
+
+	self->len = len;
+	self->p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       self->fd, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	EXPECT_EQ(0UL, (unsigned long)self->p & (SZ_1G - 1));
+
+	traced_touch(_metadata, events, &fc, self->p, len, SZ_4K, true, seed, 0);
+
+	TH_LOG("%s: pud NOPAGE %ld FALLBACK %ld, pmd NOPAGE %ld FALLBACK %ld",
+	       fill_name[how], trace_count("dax_pud_fault_done", "NOPAGE"),
+	       trace_count("dax_pud_fault_done", "FALLBACK"),
+	       trace_count("dax_pmd_fault_done", "NOPAGE"),
+	       trace_count("dax_pmd_fault_done", "FALLBACK"));
+	expect_faults(_metadata, fill_name[how], &fc, 2);
+	EXPECT_EQ(2L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "FALLBACK"));
+	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", NULL));
+	expect_levels(_metadata, self->p, len, 0, 0, len);
+
+	munmap(self->p, self->len);
+	self->p = MAP_FAILED;
+	EXPECT_EQ(2L, fiemap_aligned_chunks(self->fd, 0, len, SZ_1G));
+	expect_file_data(_metadata, self->fd, len, seed);
+}
+
+/* Sized by ftruncate(), then written with 2 MiB pwrite()s. */
+TEST_F_TIMEOUT(ext4_pud, presized_pwrite_file_maps_puds, TIMEOUT_LONG)
+{
+	RETURN_IF_SKIPPED();
+	two_puds(_metadata, self, FILL_PRESIZED_PWRITE);
+}
+
+/* A sparse file written through the mapping: allocating PUD faults. */
+TEST_F_TIMEOUT(ext4_pud, fault_filled_file_maps_puds, TIMEOUT_LONG)
+{
+	RETURN_IF_SKIPPED();
+	two_puds(_metadata, self, FILL_FAULT);
+}
+
+/*
+ * Fallocated (unwritten extents of at most 32767 blocks), then written
+ * through the mapping: each PUD write fault converts and zeroes the whole
+ * GiB, across the unwritten extents.
+ */
+TEST_F_TIMEOUT(ext4_pud, fallocated_file_written_maps_puds, TIMEOUT_LONG)
+{
+	RETURN_IF_SKIPPED();
+	two_puds(_metadata, self, FILL_FALLOCATE);
+}
+
+/*
+ * Negative control: the same kind of file mapped 2 MiB past a 1 GiB
+ * boundary.  Address and file offset disagree modulo 1 GiB, so no PUD
+ * fault succeeds, and 2 MiB PMDs map the range (512 faults).
+ */
+TEST_F_TIMEOUT(ext4_pud, misaligned_address_falls_back_to_pmds, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+
+	RETURN_IF_SKIPPED();
+	fill_file(_metadata, self->fd, SZ_1G, FILL_PRESIZED_PWRITE, seed);
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, SZ_2M);
+	ASSERT_NE(MAP_FAILED, self->p);
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, false, 0, 0);
+
+	expect_faults(_metadata, "read 1 GiB misaligned", &fc, 512);
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	EXPECT_EQ(512L, trace_count("dax_pmd_fault_done", "NOPAGE"));
+	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", "FALLBACK"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, SZ_1G, 0);
+	EXPECT_EQ(0, check_pattern(self->p, SZ_1G, SZ_4K, seed, 0, NULL));
+}
+
+/*
+ * Map @len bytes of a file filled @how at a 1 GiB-aligned address, write
+ * one word per 4 KiB, and check that no PMD fault fell back: every 2 MiB
+ * is a PMD or part of a PUD.  Returns the number of PUDs mapped.
+ */
+static long no_pmd_fallback(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(ext4_pud) *self, size_t len,
+			    enum fill how)
+{
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+	long puds, pmds, pmd_fb;
+
+	ASSERT_EQ(0, ftruncate(self->fd, 0)) {
+		return -1;
+	}
+	fill_file(_metadata, self->fd, len, how, seed);
+	self->len = len;
+	self->p = map_aligned(len, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	EXPECT_NE(MAP_FAILED, self->p);
+	if (self->p == MAP_FAILED)
+		return -1;
+	traced_touch(_metadata, survey_events(), &fc, self->p, len, SZ_4K,
+		     true, seed, 0);
+	puds = survey_events() == events ?
+	       trace_count("dax_pud_fault_done", "NOPAGE") : 0;
+	pmds = trace_count("dax_pmd_fault_done", "NOPAGE");
+	pmd_fb = trace_count("dax_pmd_fault_done", "FALLBACK");
+	TH_LOG("%4zu MiB %-24s faults %ld, pud NOPAGE %ld, pmd NOPAGE %ld FALLBACK %ld, aligned 2M chunks %ld/%zu, 1G chunks %ld",
+	       len / SZ_1M, fill_name[how], fc.min + fc.maj, puds, pmds,
+	       pmd_fb, fiemap_aligned_chunks(self->fd, 0, len, SZ_2M),
+	       len / SZ_2M, fiemap_aligned_chunks(self->fd, 0, len, SZ_1G));
+	EXPECT_EQ(0L, pmd_fb);
+	/* the two signals agree: one fault per PUD and per PMD */
+	EXPECT_EQ((long)(len / SZ_2M), puds * 512 + pmds);
+	EXPECT_LE(puds + pmds, fc.min + fc.maj);
+	EXPECT_GE(puds + pmds + FAULT_SLACK, fc.min + fc.maj);
+	munmap(self->p, self->len);
+	self->p = MAP_FAILED;
+	expect_file_data(_metadata, self->fd, len, seed);
+	return puds;
+}
+
+/* Files from 64 MiB to 2 GiB, every way of filling them: no fallback. */
+TEST_F_TIMEOUT(ext4_pud, no_pmd_fallback_64m_to_2g, 3 * TIMEOUT_LONG)
+{
+	static const size_t sizes[] = { 64 * SZ_1M, 256 * SZ_1M, SZ_1G,
+					2 * SZ_1G };
+	unsigned int i, how;
+
+	RETURN_IF_SKIPPED();
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (how = 0; how <= FILL_FALLOCATE; how++) {
+			long puds = no_pmd_fallback(_metadata, self, sizes[i],
+						    how);
+
+			if (how != FILL_APPEND_PWRITE) {
+				/* known to cover its GiBs: all are PUDs */
+				EXPECT_EQ((long)(sizes[i] / SZ_1G), puds);
+			} else if (sizes[i] > SZ_1G) {
+				/* appends: from the second GiB on */
+				EXPECT_LE((long)(sizes[i] / SZ_1G) - 1, puds);
+			}
+		}
+	}
+}
+
+TEST_HARNESS_MAIN
