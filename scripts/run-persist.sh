@@ -7,6 +7,7 @@
 set -euo pipefail
 kernel=$1 outdir=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$outdir"
 bin=$(cd "$outdir/.." && pwd)/bin
 for phase in write verify; do
 	mkdir -p "$outdir/$phase"

@@ -3,7 +3,7 @@
 # runs tests/dax_stress on ext2, ext4, xfs and device-dax, then judge the
 # console (every run "ok", no kernel warning) and print the rates.
 # usage: run-stress.sh KERNEL OUTDIR
-# environment: SEEDS (default "1"), OPS per run (default 100000), CHECKS
+# environment: SEEDS (default "1"), OPS per run (default 20000), CHECKS
 # (full-file checks per run, default 10), FS (default "ext2 ext4 xfs devdax")
 set -euo pipefail
 kernel=$1 outdir=$2
@@ -14,7 +14,7 @@ rm -f "$outdir/console.log"
 rm -rf "${outdir:?}/bin" && cp -r "$bin" "$outdir/bin"
 cat > "$outdir/stress.conf" <<CONF
 SEEDS="${SEEDS:-1}"
-OPS=${OPS:-100000}
+OPS=${OPS:-20000}
 CHECKS=${CHECKS:-10}
 FS="${FS:-ext2 ext4 xfs devdax}"
 CONF

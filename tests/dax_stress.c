@@ -24,9 +24,11 @@
  * of ext4 and xfs and to fail with EOPNOTSUPP elsewhere (ext2, non-DAX).
  *
  * usage: dax_stress [-s seed] [-n ops] [-S max size] [-c check every]
- *                   [-t threads] [-P] [-T] [-X op] PATH
+ *                   [-t threads] [-P] [-K] [-T] [-X op] PATH
  *   -P  xfs: pad the allocation so the file starts on a 1 GiB boundary of
  *       the device (until the allocator aligns large files itself)
+ *   -K  keep the first GiB: no truncate below it, no punch, zero, collapse
+ *       or insert in it, so 1 GiB mappings of it can stay PUDs
  *   -T  count fs_dax PMD/PUD fault tracepoints and sample the page table
  *       dump (guest only): shows which page sizes the run exercised
  *   -X  negative control: change a byte behind the model's back at that
@@ -78,6 +80,7 @@ static struct {
 	unsigned long check_every;
 	int threads;
 	int pad;
+	int keep;		/* -K: no truncate/punch/zero/shift below 1 GiB */
 	int trace;
 	unsigned long inject;	/* -X: corrupt one byte at this op (+1) */
 	const char *path;
@@ -107,9 +110,10 @@ static void dump_log(void)
 {
 	unsigned long i = nlog > LOGLEN ? nlog - LOGLEN : 0;
 
-	fprintf(stderr, "# seed %" PRIu64 ", last %lu log lines (repeat: dax_stress -s %" PRIu64 " -n %lu -S %" PRIu64 " -c %lu -t %d%s %s):\n",
+	fprintf(stderr, "# seed %" PRIu64 ", last %lu log lines (repeat: dax_stress -s %" PRIu64 " -n %lu -S %" PRIu64 " -c %lu -t %d%s%s %s):\n",
 		opt.seed, nlog - i, opt.seed, opno + 1, opt.maxsize,
-		opt.check_every, opt.threads, opt.pad ? " -P" : "", opt.path);
+		opt.check_every, opt.threads, opt.pad ? " -P" : "",
+		opt.keep ? " -K" : "", opt.path);
 	for (; i < nlog; i++)
 		fprintf(stderr, "#   %s\n", oplog[i % LOGLEN]);
 }
@@ -882,6 +886,8 @@ static void op_truncate(void)
 		break;
 	}
 	size = min64(size, opt.maxsize);
+	if (opt.keep)
+		size = max64(size, min64(SZ_1G, msize));
 	logop("truncate %#" PRIx64 " -> %#" PRIx64, old, size);
 	if (ftruncate(fd, size))
 		fail("ftruncate: %s", strerror(errno));
@@ -927,7 +933,8 @@ static void op_falloc(void)
 	shift = mode == FALLOC_FL_COLLAPSE_RANGE || mode == FALLOC_FL_INSERT_RANGE;
 	end = mode & FALLOC_FL_KEEP_SIZE ? msize :
 	      min64(msize + SZ_2M, opt.maxsize);
-	if (pick_range(0, end, &off, &len))
+	if (pick_range(opt.keep && mode & ~FALLOC_FL_KEEP_SIZE ? SZ_1G : 0,
+		       end, &off, &len))
 		return;
 	if (shift) {
 		/* whole blocks; collapse must end before EOF */
@@ -1530,7 +1537,7 @@ int main(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "s:n:S:c:t:PTX:")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:S:c:t:PKTX:")) != -1) {
 		switch (c) {
 		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'n': opt.ops = strtoul(optarg, NULL, 0); break;
@@ -1538,10 +1545,11 @@ int main(int argc, char **argv)
 		case 'c': opt.check_every = strtoul(optarg, NULL, 0); break;
 		case 't': opt.threads = atoi(optarg); break;
 		case 'P': opt.pad = 1; break;
+		case 'K': opt.keep = 1; break;
 		case 'T': opt.trace = 1; break;
 		case 'X': opt.inject = strtoul(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: %s [-s seed] [-n ops] [-S max size] [-c check every] [-t threads] [-P] [-T] [-X op] PATH\n",
+			fprintf(stderr, "usage: %s [-s seed] [-n ops] [-S max size] [-c check every] [-t threads] [-P] [-K] [-T] [-X op] PATH\n",
 				argv[0]);
 			return 2;
 		}
