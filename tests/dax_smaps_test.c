@@ -35,6 +35,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "dax_probe.h"
 
@@ -578,6 +579,51 @@ TEST_F_TIMEOUT(fs, reason_pmd_conflict, TIMEOUT_SHORT)
 	one_touch(_metadata, self, &o, 4 * SZ_1M, false, SZ_2M, SZ_2M, 0,
 		  MAP_SHARED, false);
 	expect_reason(_metadata, &o, PMD_EV, "conflict");
+}
+
+/*
+ * PMD: pfn.  The file's first 2 MiB piece is 2 MiB aligned on the device,
+ * but the device cannot hand out all of it: its second 4 KiB page is
+ * marked bad (/sys/block/DEV/badblocks), so direct access of 2 MiB fails
+ * and the fault falls back; the first page alone still maps.  The file is
+ * kept, so that no later file gets the bad block (the list is in memory:
+ * it is gone after a reboot; the guest makes fresh file systems anyway).
+ */
+TEST_F_TIMEOUT(fs, reason_pmd_pfn, TIMEOUT_SHORT)
+{
+	char path[PATH_MAX + 32], sys[96], bad[64];
+	struct stat st;
+	uint64_t phys;
+	struct obs o;
+	int fd, sfd;
+
+	RETURN_IF_SKIPPED();
+	if (strcmp(variant->fstype, "ext4"))
+		SKIP(return, "runs once, in the ext4 variant");
+	snprintf(path, sizeof(path), "%s/hugedax.smaps.badblock.%d", self->dir,
+		 getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, fd);
+	close(self->fd);
+	self->fd = fd;
+	fill_pmd_file(_metadata, fd, 4 * SZ_1M);
+	ASSERT_EQ(0, fiemap_first_physical(fd, &phys));
+	ASSERT_EQ(0, fstat(fd, &st));
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/badblocks",
+		 major(st.st_dev), minor(st.st_dev));
+	snprintf(bad, sizeof(bad), "%llu 8",
+		 (unsigned long long)(phys + SZ_4K) >> 9);
+	sfd = open(sys, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ((ssize_t)strlen(bad), write(sfd, bad, strlen(bad)));
+	close(sfd);
+	TH_LOG("marked sectors \"%s\" bad in %s", bad, sys);
+
+	rmap_map(_metadata, &self->m, SZ_2M, SZ_2M, MAP_SHARED, fd, 0);
+	measure(_metadata, &o, true, self->m.p, SZ_4K, SZ_4K, false);
+	expect_trace_matches_vmstat(_metadata, &o);
+	expect_reason(_metadata, &o, PMD_EV, "pfn");
+	EXPECT_EQ(4L, o.kb.pte);
 }
 
 /*
