@@ -20,8 +20,11 @@
  * fault finds an empty PUD and the PUD handler is tried exactly once.
  *
  * Each fallback reason is provoked with the smallest setup that produces
- * it, checked in the tracepoint and in the fallback counter.  Negative
- * controls: anonymous and tmpfs memory show no Dax* and move no counter.
+ * it (pfn: a bad block marked through /sys/block/DEV/badblocks inside an
+ * aligned extent), checked in the tracepoint and in the fallback counter.
+ * Negative controls: anonymous and tmpfs memory show no Dax* and move no
+ * counter; a PMD read of a hole maps the zero page without a fallback;
+ * MADV_DONTNEED empties the smaps fields and costs a refault.
  */
 #include <errno.h>
 #include <fcntl.h>
