@@ -18,7 +18,7 @@ for kernel in patched stock; do
 	image=$patched
 	[ "$kernel" = stock ] && image=$stock
 	start=$(date +%s)
-	TIMEOUT=${TIMEOUT:-900} "$here/scripts/run-guest.sh" "$image" \
+	"$here/scripts/run-guest.sh" "$image" \
 		"$here/guest/bench-job.sh" "$dir" >/dev/null || true
 	echo "bench: $kernel boot took $(($(date +%s) - start)) s"
 	tr -d '\r' < "$dir/console.log" > "$dir/console.txt"
