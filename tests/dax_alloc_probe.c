@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dax_alloc_probe - how well a file system places DAX file data for huge
+ * pages: create a file one way, map it at an address aligned to the largest
+ * page size that fits (1 GiB for files of 1 GiB and more, else 2 MiB),
+ * write one word per 4 KiB through the mapping and print one row:
+ *
+ *   fill  MiB  faults  pmd-ok  pmd-fallback  pud-ok  pud-fallback
+ *   page-sizes  2M-chunks-aligned/total  1G-chunks-aligned/total  KiB-used
+ *
+ * faults: getrusage, for touching every 4 KiB page once; *-ok/-fallback:
+ * fs_dax dax_{pmd,pud}_fault_done events ending in NOPAGE / FALLBACK (the
+ * pud ones are "-" on kernels without that event); page sizes from the
+ * kernel's page table dump; chunks from FIEMAP (pieces that a huge page
+ * could map); KiB-used: st_blocks.
+ *
+ *   dax_alloc_probe --header
+ *   dax_alloc_probe FILL MIB PATH
+ *     FILL: fallocate      one fallocate() of the whole file
+ *           pwrite1g       pwrite() in 1 GiB pieces (or the whole file)
+ *           pwrite2m       pwrite() in 2 MiB pieces
+ *           pwrite64k      pwrite() in 64 KiB pieces (small appends)
+ *           reopen64k      64 KiB appends, each with its own open/close
+ *           fault          ftruncate(), then write faults into the holes
+ *                          (the faults of the measurement allocate)
+ *   dax_alloc_probe --small N DIR
+ *     create N files of 4 KiB in DIR (created), print "small N KiB-used"
+ *     where KiB-used is the growth of the file system's used space
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "dax_probe.h"
+
+static int write_pieces(int fd, size_t len, size_t piece, int reopen,
+			const char *path)
+{
+	char *buf = malloc(piece);
+	size_t off;
+
+	if (!buf)
+		return -1;
+	for (off = 0; off < len; off += piece) {
+		size_t n = len - off < piece ? len - off : piece;
+
+		fill_pattern(buf, n, 1, off);
+		if (reopen) {
+			fd = open(path, O_WRONLY | O_APPEND);
+			if (fd < 0)
+				break;
+		}
+		if (pwrite(fd, buf, n, off) != (ssize_t)n)
+			break;
+		if (reopen)
+			close(fd);
+	}
+	free(buf);
+	return off < len ? -1 : 0;
+}
+
+static long used_kib(const char *dir)
+{
+	struct statvfs s;
+
+	if (statvfs(dir, &s))
+		return -1;
+	return (long)((s.f_blocks - s.f_bfree) * (s.f_frsize / 1024));
+}
+
+static int small_files(long n, const char *dir)
+{
+	char path[4096], buf[4096];
+	long before, i;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return 1;
+	sync();
+	before = used_kib(dir);
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < n; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/f%ld", dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf))
+			return 1;
+		close(fd);
+	}
+	sync();
+	printf("small\t%ld\t%ld\n", n, used_kib(dir) - before);
+	return 0;
+}
+
+static void describe(char *buf, size_t n, const struct ptdump_sizes *s)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (s->pud)
+		used += snprintf(buf + used, n - used, "%s%lux1G",
+				 used ? "+" : "", s->pud / SZ_1G);
+	if (s->pmd && used < n)
+		used += snprintf(buf + used, n - used, "%s%lux2M",
+				 used ? "+" : "", s->pmd / SZ_2M);
+	if (s->pte && used < n)
+		snprintf(buf + used, n - used, "%s%lux4K",
+			 used ? "+" : "", s->pte / SZ_4K);
+	if (!buf[0])
+		snprintf(buf, n, "none");
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const both[] = {
+		"fs_dax/dax_pmd_fault_done", "fs_dax/dax_pud_fault_done", NULL
+	};
+	static const char *const pmd_only[] = {
+		"fs_dax/dax_pmd_fault_done", NULL
+	};
+	struct ptdump_sizes sizes;
+	struct fault_count fc;
+	const char *fill, *path;
+	long faults, calib, c2m, c1g;
+	int fd, ret = 0, have_pud = 1;
+	char pages[96], pud_ok[24], pud_fb[24];
+	size_t len, align;
+	struct stat st;
+	char *p;
+
+	if (argc == 2 && !strcmp(argv[1], "--header")) {
+		printf("fill\tMiB\tfaults\tpmd-ok\tpmd-fallback\tpud-ok\tpud-fallback\tpages\t2M-aligned\t1G-aligned\tKiB-used\n");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "--small"))
+		return small_files(atol(argv[2]), argv[3]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s --header | FILL MIB PATH | --small N DIR\n",
+			argv[0]);
+		return 2;
+	}
+	fill = argv[1];
+	len = (size_t)atol(argv[2]) * SZ_1M;
+	path = argv[3];
+	align = len >= SZ_1G ? SZ_1G : SZ_2M;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	if (!strcmp(fill, "fallocate"))
+		ret = fallocate(fd, 0, 0, len);
+	else if (!strcmp(fill, "pwrite1g"))
+		ret = write_pieces(fd, len, len < SZ_1G ? len : SZ_1G, 0, path);
+	else if (!strcmp(fill, "pwrite2m"))
+		ret = write_pieces(fd, len, SZ_2M, 0, path);
+	else if (!strcmp(fill, "pwrite64k"))
+		ret = write_pieces(fd, len, 64 * 1024, 0, path);
+	else if (!strcmp(fill, "reopen64k"))
+		ret = write_pieces(fd, len, 64 * 1024, 1, path);
+	else if (!strcmp(fill, "fault"))
+		ret = ftruncate(fd, len);
+	else
+		ret = -1, errno = EINVAL;
+	if (ret) {
+		fprintf(stderr, "%s %s: %s\n", fill, path, strerror(errno));
+		return 1;
+	}
+
+	p = map_aligned(len, align, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	if (trace_start(both)) {
+		have_pud = 0;
+		if (trace_start(pmd_only)) {
+			perror("trace");
+			return 1;
+		}
+	}
+	calib = calibrate_minflt();
+	fault_begin(&fc, calib);
+	touch_write(p, len, SZ_4K, 2, 0);
+	faults = fault_end(&fc);
+	trace_stop();
+	if (ptdump_levels((unsigned long)p, len, &sizes)) {
+		perror("page table dump");
+		return 1;
+	}
+	describe(pages, sizeof(pages), &sizes);
+	snprintf(pud_ok, sizeof(pud_ok), "-");
+	snprintf(pud_fb, sizeof(pud_fb), "-");
+	if (have_pud) {
+		snprintf(pud_ok, sizeof(pud_ok), "%ld",
+			 trace_count("dax_pud_fault_done", "NOPAGE"));
+		snprintf(pud_fb, sizeof(pud_fb), "%ld",
+			 trace_count("dax_pud_fault_done", "FALLBACK"));
+	}
+	c2m = fiemap_aligned_chunks(fd, 0, len, SZ_2M);
+	c1g = len >= SZ_1G ? fiemap_aligned_chunks(fd, 0, len, SZ_1G) : 0;
+	fstat(fd, &st);
+	printf("%s\t%zu\t%ld\t%ld\t%ld\t%s\t%s\t%s\t%ld/%zu\t%ld/%zu\t%lld\n",
+	       fill, len / SZ_1M, faults,
+	       trace_count("dax_pmd_fault_done", "NOPAGE"),
+	       trace_count("dax_pmd_fault_done", "FALLBACK"),
+	       pud_ok, pud_fb, pages, c2m, len / SZ_2M, c1g, len / SZ_1G,
+	       (long long)st.st_blocks / 2);
+	munmap(p, len);
+	close(fd);
+	return 0;
+}
