@@ -334,7 +334,9 @@ static int trace_parse(const char *path, struct trace_stats *ts)
 static const char *file_name(const struct vmas *vs, const struct file_fb *f,
 			     char *buf, size_t n)
 {
+	char line[1024];
 	size_t i;
+	FILE *mi;
 
 	for (i = 0; vs && i < vs->n; i++) {
 		const struct vma *v = &vs->v[i];
@@ -343,13 +345,27 @@ static const char *file_name(const struct vmas *vs, const struct file_fb *f,
 		    v->ino == f->ino && v->path[0])
 			return v->path;
 	}
+	/* not mapped any more: name the file system it is on (live runs) */
 	snprintf(buf, n, "dev %u:%u ino %lu", f->major, f->minor, f->ino);
+	mi = vs ? fopen("/proc/self/mountinfo", "re") : NULL;
+	while (mi && fgets(line, sizeof(line), mi)) {
+		unsigned int maj, min;
+		char dir[256];
+
+		if (sscanf(line, "%*d %*d %u:%u %*s %255s", &maj, &min, dir) == 3 &&
+		    maj == f->major && min == f->minor) {
+			snprintf(buf, n, "%s, inode %lu", dir, f->ino);
+			break;
+		}
+	}
+	if (mi)
+		fclose(mi);
 	return buf;
 }
 
 static void trace_report(const struct trace_stats *ts, const struct vmas *vs)
 {
-	char buf[64];
+	char buf[320];
 	int i;
 
 	printf("huge faults on DAX files (fs_dax tracepoints):\n");
