@@ -15,9 +15,10 @@ for t in "$bin"/*_test; do
 	*/nogbpages_test)
 		continue	# its own boot: guest/nogbpages-job.sh
 		;;
-	*/fsdax_pud_test)
+	*/dax_smaps_test|*/fsdax_pud_test)
 		# 1 GiB extents need AGs larger than 1 GiB: default mkfs.xfs
-		# (4 GiB AGs on 16 GiB); the stripe recipe above makes 1 GiB AGs
+		# (4 GiB AGs on 16 GiB); the stripe recipe above makes 1 GiB AGs.
+		# Each gets a fresh one, so the space after its pad file is free.
 		dev=$(findmnt -n -o SOURCE /mnt/xfs)
 		umount /mnt/xfs && mkfs.xfs -q -f "$dev" && mount -o dax "$dev" /mnt/xfs
 		;;
