@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Huge-page-friendly allocation for DAX files on xfs with default mkfs.
+ *
+ * Runs on a default mkfs.xfs of the 16 GiB namespace (4 GiB allocation
+ * groups, no stripe unit, no extent size hint), like fsdax_pud_test.  Each
+ * variant creates a file one way (fallocate, pwrite in pieces of some size,
+ * or write faults into a sparse file), maps it at an address aligned to the
+ * largest page size the file can use and writes one word per 4 KiB page.
+ * The page sizes are checked with fault counts (getrusage), the
+ * dax_pmd_fault_done / dax_pud_fault_done tracepoints (fallbacks) and the
+ * kernel's page table dump.
+ *
+ * Small files must stay small: 1,000 files of 4 KiB each take one block.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "dax_probe.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#include "dax_checks.h"
+
+static const char *const events[] = {
+	"fs_dax/dax_pud_fault_done",
+	"fs_dax/dax_pmd_fault_done",
+	NULL,
+};
+
+/* pwrite() [0, len) in pieces of @piece bytes, the pattern of @seed */
+static int write_pieces(int fd, size_t len, size_t piece, uint64_t seed)
+{
+	char *buf = malloc(piece);
+	size_t off;
+
+	if (!buf)
+		return -1;
+	for (off = 0; off < len; off += piece) {
+		fill_pattern(buf, piece, seed, off);
+		if (pwrite(fd, buf, piece, off) != (ssize_t)piece)
+			break;
+	}
+	free(buf);
+	return off < len ? -1 : 0;
+}
+
+FIXTURE(xfs_alloc) {
+	int fd;
+	char *p;
+	char path[256];
+	uint64_t seed;
+};
+
+FIXTURE_VARIANT(xfs_alloc) {
+	const char *fill;	/* fallocate, fault, or pwrite */
+	size_t len;		/* file size */
+	size_t piece;		/* pwrite piece size */
+	long faults;		/* at most this many (plus FAULT_SLACK) */
+	unsigned long pte;	/* exactly this many bytes mapped by PTEs */
+	unsigned long pud;	/* at least this many bytes mapped by PUDs */
+	long pmd_fallbacks;	/* at most this many */
+	long pud_fallbacks;	/* at most this many */
+};
+
+/*
+ * 64 MiB: 32 PMDs, none falls back.  The first fault in each 1 GiB range
+ * the mapping touches (two if it straddles a boundary) tries a PUD, which
+ * falls back (vma_too_small).
+ */
+FIXTURE_VARIANT_ADD(xfs_alloc, fallocate_64m) {
+	.fill = "fallocate", .len = 64 * SZ_1M, .faults = 32,
+	.pud_fallbacks = 2,
+};
+
+FIXTURE_VARIANT_ADD(xfs_alloc, pwrite_2m_64m) {
+	.fill = "pwrite", .len = 64 * SZ_1M, .piece = SZ_2M, .faults = 32,
+	.pud_fallbacks = 2,
+};
+
+FIXTURE_VARIANT_ADD(xfs_alloc, pwrite_4m_64m) {
+	.fill = "pwrite", .len = 64 * SZ_1M, .piece = 4 * SZ_1M, .faults = 32,
+	.pud_fallbacks = 2,
+};
+
+FIXTURE_VARIANT_ADD(xfs_alloc, fault_64m) {
+	.fill = "fault", .len = 64 * SZ_1M, .faults = 32,
+	.pud_fallbacks = 2,
+};
+
+/*
+ * Small appends: allocations within the first 2 MiB of a file are not
+ * rounded up (small files stay small), so that chunk is unaligned and maps
+ * with 512 PTEs; every later chunk is allocated whole and aligned.
+ */
+FIXTURE_VARIANT_ADD(xfs_alloc, pwrite_64k_64m) {
+	.fill = "pwrite", .len = 64 * SZ_1M, .piece = 64 * 1024,
+	.faults = 512 + 31, .pte = SZ_2M, .pmd_fallbacks = 1,
+	.pud_fallbacks = 2,
+};
+
+/* 2 GiB: two PUDs */
+FIXTURE_VARIANT_ADD(xfs_alloc, fallocate_2g) {
+	.fill = "fallocate", .len = 2 * SZ_1G, .faults = 2, .pud = 2 * SZ_1G,
+};
+
+FIXTURE_VARIANT_ADD(xfs_alloc, pwrite_1g_2g) {
+	.fill = "pwrite", .len = 2 * SZ_1G, .piece = SZ_1G, .faults = 2,
+	.pud = 2 * SZ_1G,
+};
+
+FIXTURE_VARIANT_ADD(xfs_alloc, fault_2g) {
+	.fill = "fault", .len = 2 * SZ_1G, .faults = 2, .pud = 2 * SZ_1G,
+};
+
+/*
+ * 4 MiB pieces: the first GiB starts wherever the file's first 2 MiB-aligned
+ * space is (PMDs, one PUD fallback), the second starts on a 1 GiB boundary.
+ */
+FIXTURE_VARIANT_ADD(xfs_alloc, pwrite_4m_2g) {
+	.fill = "pwrite", .len = 2 * SZ_1G, .piece = 4 * SZ_1M,
+	.faults = 1 + 512, .pud = SZ_1G,
+	.pud_fallbacks = 1,
+};
+
+FIXTURE_SETUP(xfs_alloc)
+{
+	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+	char fstype[32];
+	int dax = 0, ret = 0;
+
+	self->fd = -1;
+	self->p = MAP_FAILED;
+	self->seed = new_seed();
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, mount_of(dir, fstype, sizeof(fstype), &dax));
+	ASSERT_STREQ("xfs", fstype);
+	ASSERT_TRUE(dax);
+	snprintf(self->path, sizeof(self->path), "%s/hugedax.alloc.%s",
+		 dir, variant->fill);
+	self->fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, self->fd);
+	if (!strcmp(variant->fill, "fallocate"))
+		ret = fallocate(self->fd, 0, 0, variant->len);
+	else if (!strcmp(variant->fill, "fault"))
+		ret = ftruncate(self->fd, variant->len);
+	else
+		ret = write_pieces(self->fd, variant->len, variant->piece,
+				   self->seed);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s: %s", variant->fill, strerror(errno));
+	}
+	self->p = map_aligned(variant->len,
+			      variant->len >= SZ_1G ? SZ_1G : SZ_2M,
+			      PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+}
+
+FIXTURE_TEARDOWN(xfs_alloc)
+{
+	if (self->p != MAP_FAILED)
+		munmap(self->p, variant->len);
+	if (self->fd >= 0) {
+		close(self->fd);
+		unlink(self->path);
+		sync();	/* the freed space must not stay busy for the next */
+	}
+}
+
+TEST_F_TIMEOUT(xfs_alloc, huge_pages, TIMEOUT_LONG)
+{
+	struct ptdump_sizes sz;
+	struct fault_count fc;
+	long pmd_fb, pud_fb, aligned;
+
+	RETURN_IF_SKIPPED();
+	traced_touch(_metadata, events, &fc, self->p, variant->len, SZ_4K,
+		     true, self->seed, 0);
+	pmd_fb = trace_count_reason("dax_pmd_fault_done", "FALLBACK", NULL);
+	pud_fb = trace_count_reason("dax_pud_fault_done", "FALLBACK", NULL);
+	aligned = fiemap_aligned_chunks(self->fd, 0, variant->len, SZ_2M);
+	TH_LOG("%s %zu MiB: %ld of %zu 2 MiB chunks aligned, %ld PMD and %ld PUD fallbacks",
+	       variant->fill, variant->len / SZ_1M, aligned,
+	       variant->len / SZ_2M, pmd_fb, pud_fb);
+	TH_LOG("%ld faults (%ld minor, %ld major), want at most %ld",
+	       fc.min + fc.maj, fc.min, fc.maj, variant->faults);
+	EXPECT_GE(variant->faults + FAULT_SLACK, fc.min + fc.maj);
+	EXPECT_LE((long)(variant->len / (variant->len >= SZ_1G ? SZ_1G : SZ_2M)),
+		  fc.min + fc.maj);
+	EXPECT_GE(variant->pmd_fallbacks, pmd_fb);
+	EXPECT_GE(variant->pud_fallbacks, pud_fb);
+	ASSERT_EQ(0, ptdump_levels((unsigned long)self->p, variant->len, &sz));
+	TH_LOG("page tables: pte %#lx pmd %#lx pud %#lx", sz.pte, sz.pmd,
+	       sz.pud);
+	EXPECT_EQ(variant->pte, sz.pte);
+	EXPECT_LE(variant->pud, sz.pud);
+	EXPECT_EQ(variant->len, sz.pte + sz.pmd + sz.pud);
+	/* the data went where the mapping says */
+	EXPECT_EQ(0, check_pattern(self->p, variant->len, SZ_4K, self->seed,
+				   0, NULL));
+}
+
+static long used_kib(const char *dir)
+{
+	struct statvfs s;
+
+	if (statvfs(dir, &s))
+		return -1;
+	return (long)((s.f_blocks - s.f_bfree) * (s.f_frsize / 1024));
+}
+
+/*
+ * 1,000 files of 4 KiB: each has exactly one block, and the file system
+ * grows by the data plus inodes and directory blocks, far below 2 MiB per
+ * file.
+ */
+TEST(small_files_stay_small)
+{
+	const char *base = env_or("HUGEDAX_XFS", "/mnt/xfs");
+	char dir[256], path[512], buf[4096];
+	long before, after, i, odd = 0;
+	struct stat st;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	snprintf(dir, sizeof(dir), "%s/hugedax.small", base);
+	ASSERT_TRUE(!mkdir(dir, 0755) || errno == EEXIST);
+	sync();
+	before = used_kib(dir);
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < 1000; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/f%ld", dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ((ssize_t)sizeof(buf), write(fd, buf, sizeof(buf)));
+		ASSERT_EQ(0, fstat(fd, &st));
+		if (st.st_blocks != 8)
+			odd++;
+		close(fd);
+	}
+	sync();
+	after = used_kib(dir);
+	TH_LOG("1000 x 4 KiB: %ld KiB used, %ld files with other than 8 sectors",
+	       after - before, odd);
+	EXPECT_EQ(0, odd);
+	/* 4000 KiB of data, + 10%, + 1 MiB for inodes and directory */
+	EXPECT_GE(4000 * 11 / 10 + 1024, after - before);
+	for (i = 0; i < 1000; i++) {
+		snprintf(path, sizeof(path), "%s/f%ld", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+TEST_HARNESS_MAIN
