@@ -4,9 +4,9 @@
 here=/mnt/repo/guest
 bin=/mnt/out/bin
 set -e
-EXT4_MKFS_OPTS="-E stride=512" XFS_MKFS_OPTS="-d su=2m,sw=1" \
-	sh "$here/setup-pmem.sh" mkfs
-xfs_io -c "extsize 2m" /mnt/xfs
+# default mkfs options everywhere: the series places DAX file data for
+# huge pages by itself (no stride, stripe unit or extent size hint)
+EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh "$here/setup-pmem.sh" mkfs
 HUGEDAX_DEVDAX=$(cut -d' ' -f2 /mnt/devdax-path)
 export HUGEDAX_DEVDAX
 set +e
@@ -15,10 +15,11 @@ for t in "$bin"/*_test; do
 	*/nogbpages_test)
 		continue	# its own boot: guest/nogbpages-job.sh
 		;;
-	*/dax_smaps_test|*/fsdax_pud_test)
-		# 1 GiB extents need AGs larger than 1 GiB: default mkfs.xfs
-		# (4 GiB AGs on 16 GiB); the stripe recipe above makes 1 GiB AGs.
-		# Each gets a fresh one, so the space after its pad file is free.
+	*/dax_smaps_test|*/fsdax_pud_test|*/xfs_alloc_test|*/ext4_pud_test)
+		# Each gets a fresh xfs, so that the aligned free GiBs these
+		# tests count on are free.  Not a fresh ext4: dax_smaps_test
+		# keeps a file over a block it marked bad on that device, and
+		# the device's bad block list outlives a mkfs.
 		dev=$(findmnt -n -o SOURCE /mnt/xfs)
 		umount /mnt/xfs && mkfs.xfs -q -f "$dev" && mount -o dax "$dev" /mnt/xfs
 		;;
@@ -27,6 +28,8 @@ for t in "$bin"/*_test; do
 	"$t"
 	echo "hugedax-test: end $(basename "$t") status $?"
 done
+# the short, fixed stress set with data verification (guest/stress-short.sh)
+sh "$here/stress-short.sh"
 echo "hugedax-test: dmesg begin"
 dmesg
 echo "hugedax-test: dmesg end"

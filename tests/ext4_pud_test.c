@@ -119,10 +119,16 @@ static void fill_file(struct __test_metadata *_metadata, int fd, size_t len,
 	switch (how) {
 	case FILL_PRESIZED_PWRITE:
 		ASSERT_EQ(0, ftruncate(fd, len));
-		ASSERT_EQ(0, write_file_pattern(fd, 0, len, seed));
+		ASSERT_EQ(0, write_file_pattern(fd, 0, len, seed)) {
+			TH_LOG("pwrite of %zu MiB: %s", len >> 20,
+			       strerror(errno));
+		}
 		break;
 	case FILL_APPEND_PWRITE:
-		ASSERT_EQ(0, write_file_pattern(fd, 0, len, seed));
+		ASSERT_EQ(0, write_file_pattern(fd, 0, len, seed)) {
+			TH_LOG("pwrite of %zu MiB: %s", len >> 20,
+			       strerror(errno));
+		}
 		break;
 	case FILL_FAULT:
 		ASSERT_EQ(0, ftruncate(fd, len));
