@@ -28,7 +28,8 @@ echo
 cat <<'EOF'
 Each row maps 1 GiB of a file or device MAP_SHARED and touches it one
 8-byte word per 4 KiB. The data was written before anything was timed
-(pwrite, or through a mapping for device-dax and hugetlbfs), which also
+(pwrite into a growing file; "-sized" rows ftruncate the file to 1 GiB
+first; through a mapping for device-dax and hugetlbfs), which also
 faulted the emulated pmem in on the host once; no fault zeroes data.
 Address: 1G = 1 GiB-aligned (the largest page the file allows), 2M and 4K =
 misaligned for anything larger (1 GiB + 2 MiB, 2 MiB + 4 KiB): the page size

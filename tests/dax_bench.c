@@ -7,7 +7,9 @@
  *
  * FILL says how PATH gets its 1 GiB of data before anything is timed (which
  * also makes the host fault in the emulated pmem behind it once):
- *   pwrite   create PATH and fill it with pwrite()
+ *   pwrite   create PATH and fill it with pwrite() (the file grows)
+ *   sized    the same after ftruncate() to 1 GiB, so the file system
+ *            knows from the first write that the file covers a whole GiB
  *   padded   the same after a pad file (PATH.pad) that ends on a 1 GiB
  *            boundary of the device, so that the file can start on one
  *   touch    PATH is a device, or a file that cannot be written with
@@ -198,7 +200,8 @@ static int open_filled(const char *path, const char *fill)
 		unmap(p, SZ_1G);
 		return fd;
 	}
-	if (strcmp(fill, "pwrite") && strcmp(fill, "padded")) {
+	if (strcmp(fill, "pwrite") && strcmp(fill, "padded") &&
+	    strcmp(fill, "sized")) {
 		errno = EINVAL;
 		fail("unknown fill %s", fill);
 	}
@@ -207,6 +210,8 @@ static int open_filled(const char *path, const char *fill)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		fail("open %s", path);
+	if (!strcmp(fill, "sized") && ftruncate(fd, SZ_1G))
+		fail("ftruncate %s", path);
 	if (write_file_pattern(fd, 0, SZ_1G, 1))
 		fail("pwrite %s", path);
 	return fd;
@@ -427,7 +432,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s --header | CONFIG PATH pwrite|padded|touch 1G,2M,4K\n",
+		fprintf(stderr, "usage: %s --header | CONFIG PATH pwrite|sized|padded|touch 1G,2M,4K\n",
 			argv[0]);
 		return 2;
 	}
