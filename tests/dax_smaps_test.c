@@ -7,7 +7,9 @@
  * fs_dax:dax_pmd_fault_done and dax_pud_fault_done tracepoints.
  *
  * Page sizes each mapping reaches here:
- *   ext2, ext4   4 KiB (misaligned address), 2 MiB
+ *   ext2         4 KiB (misaligned address), 2 MiB
+ *   ext4         4 KiB, 2 MiB, 1 GiB (a file sized before it is written:
+ *                the series places it on free, aligned block groups)
  *   xfs          4 KiB, 2 MiB, 1 GiB (a file padded to a 1 GiB boundary of
  *                the device, as in fsdax_pud_test.c: needs default mkfs.xfs
  *                on the 16 GiB namespace)
@@ -249,7 +251,7 @@ FIXTURE_VARIANT(fs) {
 	const char *fstype;
 	const char *env;
 	const char *dir;
-	bool pud;		/* 1 GiB extents possible (xfs) */
+	bool pud;		/* 1 GiB extents possible (xfs, ext4) */
 	bool pud_to_dax;	/* ->huge_fault hands PUD faults to fs/dax */
 };
 
@@ -263,7 +265,7 @@ FIXTURE_VARIANT_ADD(fs, ext2) {
 };
 
 FIXTURE_VARIANT_ADD(fs, ext4) {
-	.fstype = "ext4", .env = "HUGEDAX_EXT4", .dir = "/mnt/ext4",
+	.fstype = "ext4", .env = "HUGEDAX_EXT4", .dir = "/mnt/ext4", .pud = true,
 	.pud_to_dax = true,
 };
 
@@ -320,7 +322,7 @@ FIXTURE_SETUP(fs)
 	ASSERT_LE(0, self->fd) {
 		TH_LOG("create %s: %s", self->path, strerror(err));
 	}
-	if (variant->pud) {
+	if (!strcmp(variant->fstype, "xfs")) {
 		ASSERT_EQ(0, clear_extsize(self->fd));
 	}
 }
@@ -501,8 +503,35 @@ static void fill_padded_file(struct __test_metadata *_metadata,
 }
 
 /*
- * 1 GiB (xfs): first, while the fresh file system has free space right
- * after the pad.  A 1 GiB file whose extent is 1 GiB aligned, mapped at a
+ * A file of @len bytes whose @align pieces are @align aligned on the
+ * device: xfs pads the allocation (fill_padded_file()); ext4 places a
+ * file it knows to be large by itself (the series' placement patch), so
+ * it is sized with ftruncate() first and then written.
+ */
+static void fill_huge_file(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(fs) *self,
+			   const FIXTURE_VARIANT(fs) *variant, size_t len,
+			   size_t align)
+{
+	long got;
+
+	if (!strcmp(variant->fstype, "xfs")) {
+		fill_padded_file(_metadata, self, len, align);
+		return;
+	}
+	ASSERT_EQ(0, ftruncate(self->fd, len));
+	ASSERT_EQ(0, write_file_pattern(self->fd, 0, len, new_seed()));
+	ASSERT_EQ(0, fsync(self->fd));
+	got = fiemap_aligned_chunks(self->fd, 0, len, align);
+	ASSERT_EQ((long)(len / align), got) {
+		TH_LOG("file layout: %ld of %zu pieces are %#zx aligned on the device",
+		       got, len / align, align);
+	}
+}
+
+/*
+ * 1 GiB (xfs, ext4): first, while the fresh file system has free space
+ * right after the pad (xfs) or free aligned block groups (ext4).  A 1 GiB file whose extent is 1 GiB aligned, mapped at a
  * 1 GiB boundary: one PUD fault, reason none.  Then smaps and smaps_rollup
  * are read 1,000 times each; the PUD stays: touching all of it again
  * takes no fault.  Negative control: MADV_DONTNEED of the whole GiB, then
@@ -520,14 +549,16 @@ TEST_F_TIMEOUT(fs, size_1g_survives_1000_smaps_reads, TIMEOUT_LONG)
 	RETURN_IF_SKIPPED();
 	if (!variant->pud)
 		SKIP(return, "%s maps at most 2 MiB", variant->fstype);
-	ag = xfs_ag_bytes(self->fd);
-	ASSERT_NE(0ULL, (unsigned long long)ag) {
-		TH_LOG("XFS_IOC_FSGEOMETRY_V1: %s", strerror(errno));
+	if (!strcmp(variant->fstype, "xfs")) {
+		ag = xfs_ag_bytes(self->fd);
+		ASSERT_NE(0ULL, (unsigned long long)ag) {
+			TH_LOG("XFS_IOC_FSGEOMETRY_V1: %s", strerror(errno));
+		}
+		if (ag <= SZ_1G)
+			SKIP(return, "xfs allocation groups of %llu MiB hold no 1 GiB-aligned 1 GiB extent: needs default mkfs.xfs on 16 GiB (4 GiB groups), as guest/test-job.sh makes for this test",
+			     (unsigned long long)ag >> 20);
 	}
-	if (ag <= SZ_1G)
-		SKIP(return, "xfs allocation groups of %llu MiB hold no 1 GiB-aligned 1 GiB extent: needs default mkfs.xfs on 16 GiB (4 GiB groups), as guest/test-job.sh makes for this test",
-		     (unsigned long long)ag >> 20);
-	fill_padded_file(_metadata, self, SZ_1G, SZ_1G);
+	fill_huge_file(_metadata, self, variant, SZ_1G, SZ_1G);
 	p = rmap_map(_metadata, &self->m, 0, SZ_1G, MAP_SHARED, self->fd, 0);
 	measure(_metadata, &o, true, p, SZ_1G, SZ_4K, false);
 
@@ -596,7 +627,7 @@ TEST_F_TIMEOUT(fs, size_2m, TIMEOUT_SHORT)
 
 	RETURN_IF_SKIPPED();
 	if (variant->pud)
-		fill_padded_file(_metadata, self, len, SZ_2M);
+		fill_huge_file(_metadata, self, variant, len, SZ_2M);
 	else
 		fill_pmd_file(_metadata, self->fd, len);
 	p = rmap_map(_metadata, &self->m, 0, len, MAP_SHARED, self->fd, 0);
@@ -804,7 +835,7 @@ TEST_F_TIMEOUT(fs, pmd_hole_maps_zero_page_no_fallback, TIMEOUT_SHORT)
 	EXPECT_EQ(2048L, o.kb.pmd);
 }
 
-/* PUD reasons, on xfs (the file system that maps 1 GiB). */
+/* PUD reasons, on xfs and ext4 (the file systems that map 1 GiB). */
 #define PUD_ONLY() do { \
 	RETURN_IF_SKIPPED(); \
 	if (!variant->pud) \
