@@ -17,7 +17,8 @@ fi
 echo "One 1 GiB file per filesystem (default mkfs), mapped MAP_SHARED at a"
 echo "1 GiB-aligned address, written one word per 4 KiB (kernel $(cat "$outdir/kernel-release"))."
 echo "Page sizes from the kernel's page table dump, faults from getrusage,"
-echo "page-table memory from VmPTE. \"padded\": a pad file first puts the file"
-echo "on a 1 GiB boundary of the device (until the allocator does that itself)."
+echo "page-table memory from VmPTE. Filled by: one fallocate() of 1 GiB;"
+echo "ftruncate() to 1 GiB, then pwrite() (\"sized\"); pwrite() into a growing"
+echo "file, whose first GiB is placed before the file is known to be large."
 echo
 column -t -s $'\t' "$outdir/demo.tsv"

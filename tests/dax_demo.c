@@ -6,8 +6,11 @@
  * faults per GiB (getrusage) and the page-table memory per GiB (VmPTE).
  *
  *   dax_demo --header
- *   dax_demo LABEL fallocate|pwrite|padded+pwrite PATH
- *                                          (creates a 1 GiB file; padded:
+ *   dax_demo LABEL fallocate|sized+pwrite|pwrite|padded+pwrite PATH
+ *                                          (creates a 1 GiB file: one
+ *                                          fallocate() of 1 GiB; ftruncate()
+ *                                          to 1 GiB, then pwrite(); pwrite()
+ *                                          into the growing file; padded:
  *                                          1 GiB-aligned on the device)
  *   dax_demo LABEL - PATH                  (maps an existing file or device)
  */
@@ -94,7 +97,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s --header | LABEL fallocate|pwrite|padded+pwrite|- PATH\n",
+		fprintf(stderr, "usage: %s --header | LABEL fallocate|sized+pwrite|pwrite|padded+pwrite|- PATH\n",
 			argv[0]);
 		return 2;
 	}
@@ -107,8 +110,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	if (!strcmp(fill, "fallocate") && falloc_chunked(fd, SZ_1G, 32 * SZ_1M)) {
+	if (!strcmp(fill, "fallocate") && fallocate(fd, 0, 0, SZ_1G)) {
 		fprintf(stderr, "fallocate %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (!strcmp(fill, "sized+pwrite") && ftruncate(fd, SZ_1G)) {
+		fprintf(stderr, "ftruncate %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	if (!strcmp(fill, "padded+pwrite") && pad_to_1g(path)) {
