@@ -99,24 +99,6 @@ static int small_files(long n, const char *dir)
 	return 0;
 }
 
-static void describe(char *buf, size_t n, const struct ptdump_sizes *s)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	if (s->pud)
-		used += snprintf(buf + used, n - used, "%s%lux1G",
-				 used ? "+" : "", s->pud / SZ_1G);
-	if (s->pmd && used < n)
-		used += snprintf(buf + used, n - used, "%s%lux2M",
-				 used ? "+" : "", s->pmd / SZ_2M);
-	if (s->pte && used < n)
-		snprintf(buf + used, n - used, "%s%lux4K",
-			 used ? "+" : "", s->pte / SZ_4K);
-	if (!buf[0])
-		snprintf(buf, n, "none");
-}
-
 int main(int argc, char **argv)
 {
 	static const char *const both[] = {
@@ -196,7 +178,7 @@ int main(int argc, char **argv)
 		perror("page table dump");
 		return 1;
 	}
-	describe(pages, sizeof(pages), &sizes);
+	ptdump_describe(pages, sizeof(pages), &sizes, 0);
 	snprintf(pud_ok, sizeof(pud_ok), "-");
 	snprintf(pud_fb, sizeof(pud_fb), "-");
 	if (have_pud) {

@@ -6,12 +6,11 @@
  * faults per GiB (getrusage) and the page-table memory per GiB (VmPTE).
  *
  *   dax_demo --header
- *   dax_demo LABEL fallocate|sized+pwrite|pwrite|padded+pwrite PATH
+ *   dax_demo LABEL fallocate|sized+pwrite|pwrite PATH
  *                                          (creates a 1 GiB file: one
  *                                          fallocate() of 1 GiB; ftruncate()
  *                                          to 1 GiB, then pwrite(); pwrite()
- *                                          into the growing file; padded:
- *                                          1 GiB-aligned on the device)
+ *                                          into the growing file)
  *   dax_demo LABEL - PATH                  (maps an existing file or device)
  */
 #include <errno.h>
@@ -40,48 +39,6 @@ static long vmpte_kb(void)
 	return kb;
 }
 
-static void describe(char *buf, size_t n, const struct ptdump_sizes *s)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	if (s->pud)
-		used += snprintf(buf + used, n - used, "%s%lu x 1G",
-				 used ? " + " : "", s->pud / SZ_1G);
-	if (s->pmd && used < n)
-		used += snprintf(buf + used, n - used, "%s%lu x 2M",
-				 used ? " + " : "", s->pmd / SZ_2M);
-	if (s->pte && used < n)
-		snprintf(buf + used, n - used, "%s%lu x 4K",
-			 used ? " + " : "", s->pte / SZ_4K);
-	if (!buf[0])
-		snprintf(buf, n, "not mapped");
-}
-
-/*
- * Until the allocator aligns large files itself: allocate a pad file
- * (PATH.pad) that ends on a 1 GiB boundary of the device, so that the
- * next allocation on a fresh filesystem starts on one.
- */
-static int pad_to_1g(const char *path)
-{
-	char pad[4096];
-	uint64_t phys;
-	int fd, ret;
-
-	snprintf(pad, sizeof(pad), "%s.pad", path);
-	fd = open(pad, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -1;
-	ret = write_file_pattern(fd, 0, SZ_2M, 1);
-	if (!ret)
-		ret = fiemap_first_physical(fd, &phys);
-	if (!ret)
-		ret = fallocate(fd, 0, 0, SZ_1G - (phys & (SZ_1G - 1)));
-	close(fd);
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	struct ptdump_sizes sizes;
@@ -97,7 +54,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s --header | LABEL fallocate|sized+pwrite|pwrite|padded+pwrite|- PATH\n",
+		fprintf(stderr, "usage: %s --header | LABEL fallocate|sized+pwrite|pwrite|- PATH\n",
 			argv[0]);
 		return 2;
 	}
@@ -116,10 +73,6 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(fill, "sized+pwrite") && ftruncate(fd, SZ_1G)) {
 		fprintf(stderr, "ftruncate %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	if (!strcmp(fill, "padded+pwrite") && pad_to_1g(path)) {
-		fprintf(stderr, "pad before %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	if (strstr(fill, "pwrite") && write_file_pattern(fd, 0, SZ_1G, 1)) {
@@ -142,7 +95,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "page table dump: %s\n", strerror(errno));
 		return 1;
 	}
-	describe(pages, sizeof(pages), &sizes);
+	ptdump_describe(pages, sizeof(pages), &sizes, 1);
 	printf("%s\t%s\t%s\t%ld\t%ld\n", label, fill, pages, faults,
 	       pte_after - pte_before);
 	munmap(p, SZ_1G);

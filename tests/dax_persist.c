@@ -37,13 +37,6 @@
 #include "kselftest_harness.h"
 #include "dax_checks.h"
 
-#ifndef MAP_SYNC
-#define MAP_SYNC		0x80000
-#endif
-#ifndef MAP_SHARED_VALIDATE
-#define MAP_SHARED_VALIDATE	0x03
-#endif
-
 enum fill { HOLES, FALLOCATE, PWRITE };
 
 static const char *const events[] = {

@@ -436,6 +436,26 @@ int ptdump_levels(unsigned long addr, unsigned long len,
 	return 0;
 }
 
+void ptdump_describe(char *buf, size_t n, const struct ptdump_sizes *s,
+		     int spaced)
+{
+	const char *x = spaced ? " x " : "x", *plus = spaced ? " + " : "+";
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (s->pud)
+		used += snprintf(buf + used, n - used, "%s%lu%s1G",
+				 used ? plus : "", s->pud / SZ_1G, x);
+	if (s->pmd && used < n)
+		used += snprintf(buf + used, n - used, "%s%lu%s2M",
+				 used ? plus : "", s->pmd / SZ_2M, x);
+	if (s->pte && used < n)
+		snprintf(buf + used, n - used, "%s%lu%s4K",
+			 used ? plus : "", s->pte / SZ_4K, x);
+	if (!buf[0])
+		snprintf(buf, n, "none");
+}
+
 /* ---- mappings ---- */
 
 void *map_aligned(size_t len, size_t align, int prot, int flags, int fd,

@@ -75,6 +75,14 @@ long trace_count_reason(const char *event, const char *result,
 
 /* ---- page table dump (/sys/kernel/debug/page_tables/current_kernel) ---- */
 
+/* older libc headers lack these (MAP_SYNC is in Linux since 4.15) */
+#ifndef MAP_SYNC
+#define MAP_SYNC		0x80000
+#endif
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE	0x03
+#endif
+
 enum pt_level { PT_PGD, PT_P4D, PT_PUD, PT_PMD, PT_PTE };
 
 struct ptdump_sizes {
@@ -100,6 +108,12 @@ void ptdump_account(struct ptdump_sizes *s, unsigned long addr,
 /* Fill @out for [addr, addr + len) of the calling process.  0 or -1. */
 int ptdump_levels(unsigned long addr, unsigned long len,
 		  struct ptdump_sizes *out);
+/*
+ * "2 x 1G + 3 x 2M" (@spaced) or "2x1G+3x2M" into @buf: the page sizes in
+ * @s, largest first; "none" if nothing is mapped.
+ */
+void ptdump_describe(char *buf, size_t n, const struct ptdump_sizes *s,
+		     int spaced);
 
 /* ---- mappings ---- */
 

@@ -59,13 +59,6 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
 
-#ifndef MAP_SYNC
-#define MAP_SYNC		0x80000
-#endif
-#ifndef MAP_SHARED_VALIDATE
-#define MAP_SHARED_VALIDATE	0x03
-#endif
-
 #define GEN_UNKNOWN	UINT32_MAX
 #define MAXMAP		6
 #define MAXIO		(8 * SZ_1M)	/* longest random length */
