@@ -6,6 +6,8 @@ DEBUG   ?= 0
 ifeq ($(DEBUG),1)
 KOUT    ?= $(CACHE)/build-debug
 VARIANT := debug
+# KASAN, lockdep and page poisoning under emulation: give each guest longer
+export TIMEOUT ?= 14400
 else
 KOUT    ?= $(CACHE)/build
 VARIANT :=
@@ -54,6 +56,12 @@ demo: kernel testbin
 bench: kernel testbin
 	$(MAKE) kernel STOCK=1
 	scripts/run-bench.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/bench
+
+# page sizes of new DAX files on aged file systems, patched against stock
+.PHONY: age
+age: kernel testbin
+	$(MAKE) kernel STOCK=1
+	scripts/run-age.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/age
 
 # seeded model-based mmap stress on ext2, ext4, xfs, device-dax (SEEDS, OPS)
 stress: kernel testbin

@@ -7,7 +7,7 @@
 here=/mnt/repo/guest
 bin=/mnt/out/bin
 set -e
-EXT4_MKFS_OPTS="-E stride=512" sh "$here/setup-pmem.sh" mkfs
+EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh "$here/setup-pmem.sh" mkfs
 HUGEDAX_DEVDAX=$(cut -d' ' -f2 /mnt/devdax-path)
 export HUGEDAX_DEVDAX
 set +e
@@ -27,7 +27,7 @@ printf '%s\n' 'import mmap, os, sys, time' \
 	'time.sleep(int(sys.argv[3]) if len(sys.argv) > 3 else 0)' \
 	'os._exit(0)' > /tmp/touch.py
 echo "obs: daxpages -t -- CMD on xfs (1 GiB-aligned file), ext4, device-dax"
-"$bin/dax_demo" xfs padded+pwrite /mnt/xfs/demo
+"$bin/dax_demo" xfs sized+pwrite /mnt/xfs/demo
 "$bin/daxpages" -t -- python3 /tmp/touch.py /mnt/xfs/demo 1024
 echo "obs: exit $?"
 "$bin/daxpages" -t -- "$bin/dax_demo" ext4 fallocate /mnt/ext4/demo

@@ -4,7 +4,8 @@
 # reset at once: no unmount, no sync. Output goes to /mnt/out/write.log
 # (written through to the host), since the console may lose its tail.
 log=/mnt/out/write.log
-EXT4_MKFS_OPTS="-E stride=512" sh /mnt/repo/guest/setup-pmem.sh mkfs > "$log" 2>&1
+# default mkfs: the series places DAX file data for huge pages by itself
+EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh /mnt/repo/guest/setup-pmem.sh mkfs > "$log" 2>&1
 {
 	echo "hugedax-test: begin dax_persist (write)"
 	HUGEDAX_PERSIST="write" /mnt/out/bin/dax_persist

@@ -19,12 +19,14 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	make -s -C "$src" O="$out" x86_64_defconfig
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
 	make -s -C "$src" O="$out" olddefconfig
-	# Every option we asked for must have survived olddefconfig.
+	# Every option we asked for must have survived olddefconfig (a later
+	# fragment overrides an earlier one: the last setting of each counts).
 	missing=0
 	while read -r line; do
 		case "$line" in CONFIG_*=n) opt=${line%%=*}; grep -q "^$opt=" "$out/.config" && { echo "config: $opt still set" >&2; missing=1; }; continue ;; CONFIG_*) ;; *) continue ;; esac
 		grep -qx "$line" "$out/.config" || { echo "config: $line not in final .config" >&2; missing=1; }
-	done < <(cat "${frags[@]:1}")
+	done < <(cat "${frags[@]:1}" | awk -F= '/^CONFIG_/ { last[$1] = $0; order[n++] = $1 }
+		END { for (i = 0; i < n; i++) if (!seen[order[i]]++) print last[order[i]] }')
 	[ "$missing" = 0 ] || exit 1
 	echo "$want" > "$stamp"
 fi

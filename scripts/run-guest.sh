@@ -64,7 +64,7 @@ mem=$ram
 [ "$slot" = 0 ] || mem="$ram,slots=$((slot + 1)),maxmem=$maxmem"
 
 if [ "$accel" = kvm ]; then
-	accel_args=(-accel kvm -cpu host)
+	accel_args=(-accel kvm -cpu "${CPU:-host}")
 else
 	accel_args=(-accel "tcg,thread=single" -cpu "${CPU:-max}")
 fi

@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * 1 GiB (PUD) mappings of DAX files on xfs.
+ * 1 GiB (PUD) mappings of DAX files on xfs and ext4, and what the memory
+ * operations a user can apply to such a mapping do to it.
  *
- * Runs on a default mkfs.xfs of the 16 GiB namespace (4 GiB allocation
- * groups; guest/test-job.sh remakes it before this test): the stripe
- * recipe used for the 2 MiB tests makes 1 GiB groups, whose headers leave
- * no room for a 1 GiB extent.
+ * Runs on default mkfs.xfs and mkfs.ext4 filesystems of the 16 GiB
+ * namespace (guest/test-job.sh remakes the xfs before this test).  The
+ * shared 2 GiB data file is sized with ftruncate() and then filled with
+ * pwrite(); the series places it in two 1 GiB-aligned runs of blocks by
+ * itself, which FIEMAP checks once when the file is made.
  *
- * The fault path maps a PUD where the file has a 1 GiB-aligned, 1 GiB-long
- * extent.  Until the allocator aligns large files by itself, the fixture
- * makes that layout: on the fresh filesystem it allocates a pad file that
- * ends at a 1 GiB boundary of the device, then fills a 2 GiB file with
- * pwrite() (which lands right after the pad), and checks with FIEMAP that
- * both GiBs of the file are 1 GiB-aligned extents; a layout that is not is
- * reported as such, not as a fault-path failure.
- *
- * Page sizes are checked with fault counts, the dax_pud_fault_done /
- * dax_pmd_fault_done tracepoints and the kernel's page table dump.  Data
+ * Page sizes are checked with two signals each: fault counts (getrusage)
+ * and the kernel's page table dump, plus the dax_pud_fault_done /
+ * dax_pmd_fault_done tracepoints where a fault path is the subject.  Data
  * is a non-zero position-dependent pattern, checked through the mapping
- * and with pread().
+ * and with pread(), so that an entry pointing at the wrong place, or a
+ * PUD leaf read as a PMD table, cannot pass.  Every test that expects a
+ * PUD to survive an operation reads the whole range again and counts the
+ * faults that takes; control_remap_refaults shows that this count does see
+ * a PUD that was dropped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "dax_probe.h"
@@ -48,6 +48,27 @@ static const char *const events[] = {
 	NULL,
 };
 
+FIXTURE(fs_pud) {
+	int fd;
+	char *p;
+	size_t len;
+	char dir[128];
+	char scratch[256];	/* a test's own file, unlinked in teardown */
+};
+
+FIXTURE_VARIANT(fs_pud) {
+	const char *fstype;
+	const char *env;
+	const char *dir;
+};
+
+FIXTURE_VARIANT_ADD(fs_pud, xfs) {
+	.fstype = "xfs", .env = "HUGEDAX_XFS", .dir = "/mnt/xfs",
+};
+
+FIXTURE_VARIANT_ADD(fs_pud, ext4) {
+	.fstype = "ext4", .env = "HUGEDAX_EXT4", .dir = "/mnt/ext4",
+};
 
 /*
  * The 2 GiB data file, shared by the tests (made once: filling 2 GiB
@@ -55,78 +76,63 @@ static const char *const events[] = {
  */
 static int open_data_file(struct __test_metadata *_metadata, const char *dir)
 {
-	char data[256], pad[256];
-	uint64_t phys;
+	char data[256];
 	struct stat st;
-	int fd, pfd;
 	long chunks;
+	int fd;
 
 	snprintf(data, sizeof(data), "%s/hugedax.pud.data", dir);
-	snprintf(pad, sizeof(pad), "%s/hugedax.pud.pad", dir);
 	fd = open(data, O_RDWR);
 	if (fd >= 0 && !fstat(fd, &st) && st.st_size == (off_t)FILE_SIZE)
 		return fd;
 	if (fd >= 0)
 		close(fd);
 
-	/* pad the allocation up to the next 1 GiB boundary of the device */
-	pfd = open(pad, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	EXPECT_LE(0, pfd);
-	if (pfd < 0)
-		return -1;
-	EXPECT_EQ(0, write_file_pattern(pfd, 0, SZ_2M, 1));
-	EXPECT_EQ(0, fiemap_first_physical(pfd, &phys));
-	/* extend it so that it ends at the next 1 GiB boundary */
-	EXPECT_EQ(0, fallocate(pfd, 0, 0, SZ_1G - (phys & (SZ_1G - 1))));
-	close(pfd);
-
 	fd = open(data, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	EXPECT_LE(0, fd);
 	if (fd < 0)
 		return -1;
+	EXPECT_EQ(0, ftruncate(fd, FILE_SIZE));
 	EXPECT_EQ(0, write_file_pattern(fd, 0, FILE_SIZE, FILE_SEED));
 	EXPECT_EQ(0, fsync(fd));
 	chunks = fiemap_aligned_chunks(fd, 0, FILE_SIZE, SZ_1G);
 	EXPECT_EQ(2, chunks) {
-		TH_LOG("test set-up: the file is not laid out in 1 GiB-aligned extents (pad at %#llx)",
-		       (unsigned long long)phys);
+		TH_LOG("the data file is not laid out in 1 GiB-aligned runs of blocks");
 	}
 	return fd;
 }
 
-FIXTURE(xfs_pud) {
-	int fd;
-	char *p;
-	size_t len;
-};
-
-FIXTURE_SETUP(xfs_pud)
+FIXTURE_SETUP(fs_pud)
 {
 	char fstype[32];
 	int dax = 0;
-	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
 
 	self->fd = -1;
 	self->p = MAP_FAILED;
+	self->scratch[0] = 0;
+	snprintf(self->dir, sizeof(self->dir), "%s",
+		 env_or(variant->env, variant->dir));
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, mount_of(dir, fstype, sizeof(fstype), &dax));
-	ASSERT_STREQ("xfs", fstype);
+	ASSERT_EQ(0, mount_of(self->dir, fstype, sizeof(fstype), &dax));
+	ASSERT_STREQ(variant->fstype, fstype);
 	ASSERT_TRUE(dax);
-	self->fd = open_data_file(_metadata, dir);
+	self->fd = open_data_file(_metadata, self->dir);
 	ASSERT_LE(0, self->fd);
 }
 
-FIXTURE_TEARDOWN(xfs_pud)
+FIXTURE_TEARDOWN(fs_pud)
 {
 	if (self->p != MAP_FAILED)
 		munmap(self->p, self->len);
 	if (self->fd >= 0)
 		close(self->fd);
+	if (self->scratch[0])
+		unlink(self->scratch);
 }
 
 static void map_file(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(xfs_pud) *self, size_t len, int flags,
+		     FIXTURE_DATA(fs_pud) *self, size_t len, int flags,
 		     size_t misalign)
 {
 	self->len = len;
@@ -139,6 +145,60 @@ static void map_file(struct __test_metadata *_metadata,
 	ASSERT_NE(MAP_FAILED, self->p);
 }
 
+/*
+ * The first GiB of the data file, shared, at a 1 GiB-aligned address.
+ * Access order: read one word per 4 KiB (the data is written): one PUD.
+ */
+static void map_one_pud(struct __test_metadata *_metadata,
+			FIXTURE_DATA(fs_pud) *self)
+{
+	struct fault_count fc;
+
+	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(self->p, SZ_1G, SZ_4K);
+	fault_end(&fc);
+	expect_faults(_metadata, "read 1 GiB", &fc, 1);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+}
+
+/* Open (create) the test's own file @name in the filesystem under test. */
+static int open_scratch(struct __test_metadata *_metadata,
+			FIXTURE_DATA(fs_pud) *self, const char *name)
+{
+	int fd;
+
+	snprintf(self->scratch, sizeof(self->scratch), "%s/%s", self->dir,
+		 name);
+	fd = open(self->scratch, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	EXPECT_LE(0, fd);
+	return fd;
+}
+
+/* Read [p, p + 1 GiB) again: how many faults did that take? */
+static long refault_count(struct __test_metadata *_metadata, const char *p,
+			  const char *what)
+{
+	struct fault_count fc;
+
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, SZ_1G, SZ_4K);
+	fault_end(&fc);
+	TH_LOG("%s: reading 1 GiB again took %ld faults", what,
+	       fc.min + fc.maj);
+	return fc.min + fc.maj;
+}
+
+static void expect_data(struct __test_metadata *_metadata, const char *p,
+			size_t len, uint64_t seed, off_t file_off)
+{
+	size_t bad = 0;
+
+	EXPECT_EQ(0, check_pattern(p, len, SZ_4K, seed, file_off, &bad)) {
+		TH_LOG("mapping differs at offset %#zx", bad);
+	}
+}
+
 static void expect_file_data(struct __test_metadata *_metadata, int fd,
 			     uint64_t seed)
 {
@@ -149,15 +209,56 @@ static void expect_file_data(struct __test_metadata *_metadata, int fd,
 	}
 }
 
+/* Words of w[0, len) that differ from pattern @seed at @file_off. */
+static size_t count_wrong(const void *p, size_t len, uint64_t seed,
+			  off_t file_off)
+{
+	const uint64_t *w = p;
+	size_t i, wrong = 0;
+
+	for (i = 0; i < len / 8; i++)
+		wrong += w[i] != pattern_word(seed, file_off + 8 * i);
+	return wrong;
+}
+
+/* Signal that killed a child that wrote one byte at @p, or 0. */
+static int write_in_child(char *p)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		*p = 1;
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/* The same for a read of one byte at @p. */
+static int read_in_child(const char *p)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(*(volatile const char *)p == 0x7f ? 3 : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
 /*
  * A plain mmap(NULL, 2 GiB) gets a 1 GiB-aligned address.  Access order:
  * write one word per 4 KiB over data that pwrite() wrote: two PUD faults.
  * The data reads back with pread() after munmap().
  */
-TEST_F_TIMEOUT(xfs_pud, plain_mmap_write_maps_puds, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, plain_mmap_write_maps_puds, TIMEOUT_LONG)
 {
 	uint64_t seed = new_seed();
 	struct fault_count fc;
+	off_t bad = 0;
 
 	RETURN_IF_SKIPPED();
 	map_file(_metadata, self, FILE_SIZE, MAP_SHARED, (size_t)-1);
@@ -173,14 +274,9 @@ TEST_F_TIMEOUT(xfs_pud, plain_mmap_write_maps_puds, TIMEOUT_LONG)
 
 	munmap(self->p, self->len);
 	self->p = MAP_FAILED;
-	{
-		off_t bad = 0;
-
-		EXPECT_EQ(0, check_file_pattern(self->fd, 0, FILE_SIZE, SZ_4K,
-						seed, &bad)) {
-			TH_LOG("pread differs at %#llx",
-			       (unsigned long long)bad);
-		}
+	EXPECT_EQ(0, check_file_pattern(self->fd, 0, FILE_SIZE, SZ_4K, seed,
+					&bad)) {
+		TH_LOG("pread differs at %#llx", (unsigned long long)bad);
 	}
 	ASSERT_EQ(0, write_file_pattern(self->fd, 0, FILE_SIZE, FILE_SEED));
 }
@@ -190,7 +286,7 @@ TEST_F_TIMEOUT(xfs_pud, plain_mmap_write_maps_puds, TIMEOUT_LONG)
  * Address and file offset disagree modulo 1 GiB, so the PUD fault falls
  * back and 2 MiB PMDs map the range.  Access order: read.
  */
-TEST_F_TIMEOUT(xfs_pud, misaligned_address_falls_back_to_pmds, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, misaligned_address_falls_back_to_pmds, TIMEOUT_LONG)
 {
 	struct fault_count fc;
 
@@ -202,11 +298,11 @@ TEST_F_TIMEOUT(xfs_pud, misaligned_address_falls_back_to_pmds, TIMEOUT_LONG)
 	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NOPAGE"));
 	EXPECT_EQ(512L, trace_count("dax_pmd_fault_done", "NOPAGE"));
 	expect_levels(_metadata, self->p, SZ_1G, 0, SZ_1G, 0);
-	EXPECT_EQ(0, check_pattern(self->p, SZ_1G, SZ_4K, FILE_SEED, 0, NULL));
+	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
 }
 
 /* A VMA shorter than 1 GiB cannot hold a PUD: PMDs. */
-TEST_F_TIMEOUT(xfs_pud, short_vma_falls_back_to_pmds, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, short_vma_falls_back_to_pmds, TIMEOUT_LONG)
 {
 	size_t len = SZ_1G - SZ_2M;
 	struct fault_count fc;
@@ -221,19 +317,36 @@ TEST_F_TIMEOUT(xfs_pud, short_vma_falls_back_to_pmds, TIMEOUT_LONG)
 }
 
 /*
+ * Negative control for the tests that expect a PUD to survive: munmap()
+ * and mmap() again really costs one fault, and the dump shows no PUD
+ * before it.
+ */
+TEST_F_TIMEOUT(fs_pud, control_remap_refaults, TIMEOUT_LONG)
+{
+	RETURN_IF_SKIPPED();
+	map_one_pud(_metadata, self);
+	ASSERT_EQ(0, munmap(self->p, SZ_1G));
+	self->p = mmap(self->p, SZ_1G, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_FIXED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, 0);
+	EXPECT_EQ(1, refault_count(_metadata, self->p, "after munmap+mmap"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
+}
+
+/*
  * MAP_PRIVATE: a read maps the PUD, a write copies only 4 KiB (the PUD is
  * split, the file keeps its data, the mapping shows the new word).
  */
-TEST_F_TIMEOUT(xfs_pud, private_write_copies_4k, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, private_write_copies_4k, TIMEOUT_LONG)
 {
 	struct fault_count fc;
 	uint64_t *w;
-	long calib;
 
 	RETURN_IF_SKIPPED();
 	map_file(_metadata, self, SZ_1G, MAP_PRIVATE, 0);
-	calib = calibrate_minflt();
-	fault_begin(&fc, calib);
+	fault_begin(&fc, calibrate_minflt());
 	touch_read(self->p, SZ_1G, SZ_4K);
 	fault_end(&fc);
 	expect_faults(_metadata, "read 1 GiB private", &fc, 1);
@@ -244,8 +357,31 @@ TEST_F_TIMEOUT(xfs_pud, private_write_copies_4k, TIMEOUT_LONG)
 	EXPECT_EQ(4L, smaps_kb((unsigned long)self->p, "Anonymous:"));
 	EXPECT_EQ(0x1234567812345678ULL, *w);
 	EXPECT_EQ(pattern_word(FILE_SEED, 3 * SZ_4K), *(w - 1));
-	EXPECT_EQ(0, check_pattern(self->p + SZ_2M, SZ_1G - SZ_2M, SZ_4K,
-				   FILE_SEED, SZ_2M, NULL));
+	expect_data(_metadata, self->p + SZ_2M, SZ_1G - SZ_2M, FILE_SEED, SZ_2M);
+	expect_file_data(_metadata, self->fd, FILE_SEED);
+}
+
+/*
+ * mprotect() of the whole 1 GiB changes the PUD in place: no fault to
+ * read, SIGSEGV for a write (in a child); PROT_NONE removes access and
+ * read-write brings the same PUD back without a fault.
+ */
+TEST_F_TIMEOUT(fs_pud, mprotect_whole_pud_keeps_pud, TIMEOUT_LONG)
+{
+	RETURN_IF_SKIPPED();
+	map_one_pud(_metadata, self);
+	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "after PROT_READ"));
+	EXPECT_EQ(SIGSEGV, write_in_child(self->p + 8));
+
+	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_NONE));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, 0);
+	EXPECT_EQ(SIGSEGV, read_in_child(self->p + SZ_2M));
+	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ | PROT_WRITE));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "after PROT_NONE and back"));
+	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
 	expect_file_data(_metadata, self->fd, FILE_SEED);
 }
 
@@ -254,54 +390,113 @@ TEST_F_TIMEOUT(xfs_pud, private_write_copies_4k, TIMEOUT_LONG)
  * PUD must be split (zapped), never read as a PMD table.  Every word of
  * the mapping keeps its value (all are non-zero), the page is read-only.
  */
-TEST_F_TIMEOUT(xfs_pud, mprotect_inside_pud_keeps_data, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, mprotect_inside_pud_keeps_data, TIMEOUT_LONG)
 {
-	int status;
-	pid_t pid;
-
 	RETURN_IF_SKIPPED();
-	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
-	touch_read(self->p, SZ_1G, SZ_4K);
-	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	map_one_pud(_metadata, self);
 
 	ASSERT_EQ(0, mprotect(self->p + 3 * SZ_4K, SZ_4K, PROT_READ));
 	/* a PMD split through the PUD would clear words of the first page */
 	EXPECT_EQ(0, check_pattern(self->p, SZ_2M, 8, FILE_SEED, 0, NULL));
-	EXPECT_EQ(0, check_pattern(self->p, SZ_1G, SZ_4K, FILE_SEED, 0, NULL));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		self->p[3 * SZ_4K] = 1;
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
+	EXPECT_EQ(SIGSEGV, write_in_child(self->p + 3 * SZ_4K));
+	EXPECT_EQ(0, write_in_child(self->p + 4 * SZ_4K + 8));
+	EXPECT_EQ(1, self->p[4 * SZ_4K + 8]);
+	/* put the pattern back */
+	ASSERT_EQ(0, write_file_pattern(self->fd, 0, SZ_2M, FILE_SEED));
 	expect_file_data(_metadata, self->fd, FILE_SEED);
 }
 
 /* munmap() of 2 MiB inside a PUD leaves the rest mapped and intact. */
-TEST_F_TIMEOUT(xfs_pud, munmap_inside_pud_keeps_data, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, munmap_inside_pud_keeps_data, TIMEOUT_LONG)
 {
 	RETURN_IF_SKIPPED();
-	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
-	touch_read(self->p, SZ_1G, SZ_4K);
-	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	map_one_pud(_metadata, self);
 
 	ASSERT_EQ(0, munmap(self->p + 10 * SZ_2M, SZ_2M));
 	EXPECT_EQ(0, check_pattern(self->p, 10 * SZ_2M, 8, FILE_SEED, 0, NULL));
-	EXPECT_EQ(0, check_pattern(self->p + 11 * SZ_2M, SZ_1G - 11 * SZ_2M,
-				   SZ_4K, FILE_SEED, 11 * SZ_2M, NULL));
+	expect_data(_metadata, self->p + 11 * SZ_2M, SZ_1G - 11 * SZ_2M,
+		    FILE_SEED, 11 * SZ_2M);
+	EXPECT_EQ(SIGSEGV, read_in_child(self->p + 10 * SZ_2M + SZ_4K));
 	expect_file_data(_metadata, self->fd, FILE_SEED);
+}
+
+/*
+ * mremap() of the whole 1 GiB to another 1 GiB-aligned address moves the
+ * PUD: the data is there at once, with no fault.
+ */
+TEST_F_TIMEOUT(fs_pud, mremap_moves_pud, TIMEOUT_LONG)
+{
+	char *q, *dst;
+
+	RETURN_IF_SKIPPED();
+	map_one_pud(_metadata, self);
+	/* a 1 GiB-aligned destination that is not the source */
+	dst = map_aligned(SZ_1G, SZ_1G, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0, 0);
+	ASSERT_NE(MAP_FAILED, dst);
+	q = mremap(self->p, SZ_1G, SZ_1G, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	ASSERT_EQ(dst, q);
+	self->p = q;
+	expect_levels(_metadata, q, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, q, "after mremap"));
+	expect_data(_metadata, q, SZ_1G, FILE_SEED, 0);
+}
+
+/*
+ * fork(): the child of a shared mapping sees the data and its writes
+ * reach the file and the parent's mapping; the parent's PUD stays.
+ */
+TEST_F_TIMEOUT(fs_pud, fork_child_writes_shared_pud, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	off_t bad = 0;
+	int status;
+	pid_t pid;
+
+	RETURN_IF_SKIPPED();
+	map_one_pud(_metadata, self);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (check_pattern(self->p, SZ_1G, SZ_4K, FILE_SEED, 0, NULL))
+			_exit(1);
+		touch_write(self->p, SZ_1G, SZ_4K, seed, 0);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "parent after fork"));
+	expect_data(_metadata, self->p, SZ_1G, seed, 0);
+	EXPECT_EQ(0, check_file_pattern(self->fd, 0, SZ_1G, SZ_4K, seed, &bad)) {
+		TH_LOG("pread differs at %#llx", (unsigned long long)bad);
+	}
+	ASSERT_EQ(0, write_file_pattern(self->fd, 0, SZ_1G, FILE_SEED));
+}
+
+/*
+ * MADV_DONTNEED of 4 KiB inside the PUD drops the whole PUD (the file
+ * keeps the data); the next access maps it again with one fault.
+ */
+TEST_F_TIMEOUT(fs_pud, madv_dontneed_4k_refaults_pud, TIMEOUT_LONG)
+{
+	RETURN_IF_SKIPPED();
+	map_one_pud(_metadata, self);
+	ASSERT_EQ(0, madvise(self->p + 5 * SZ_4K, SZ_4K, MADV_DONTNEED));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, 0);
+	EXPECT_EQ(1, refault_count(_metadata, self->p, "after MADV_DONTNEED"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
 }
 
 /*
  * msync() writes back a PUD entry by unmapping the PUD (it cannot be
  * write-protected in place): the next access faults once, data intact.
  */
-TEST_F_TIMEOUT(xfs_pud, msync_then_access_refaults_once, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, msync_then_access_refaults_once, TIMEOUT_LONG)
 {
 	struct fault_count fc;
-	long calib;
 
 	RETURN_IF_SKIPPED();
 	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
@@ -309,8 +504,7 @@ TEST_F_TIMEOUT(xfs_pud, msync_then_access_refaults_once, TIMEOUT_LONG)
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	ASSERT_EQ(0, msync(self->p, SZ_1G, MS_SYNC));
 
-	calib = calibrate_minflt();
-	fault_begin(&fc, calib);
+	fault_begin(&fc, calibrate_minflt());
 	touch_write(self->p, SZ_1G, SZ_4K, FILE_SEED, 0);
 	fault_end(&fc);
 	expect_faults(_metadata, "write after msync", &fc, 1);
@@ -319,19 +513,287 @@ TEST_F_TIMEOUT(xfs_pud, msync_then_access_refaults_once, TIMEOUT_LONG)
 }
 
 /*
- * Reading a fallocated, never written range: no huge zero PUD exists, so
- * the PUD fault falls back and PMD faults map the huge zero page.
+ * Reading /proc/self/smaps, many times, leaves the PUD alone, and smaps
+ * reports it as 1 GiB of DaxPudMapped.
  */
-TEST_F_TIMEOUT(xfs_pud, read_unwritten_maps_pmd_zero_pages, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, smaps_read_keeps_pud, TIMEOUT_LONG)
 {
-	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
-	struct fault_count fc;
-	char path[256];
+	struct dax_kb kb;
+	char buf[4096];
+	int i, fd;
+
+	RETURN_IF_SKIPPED();
+	map_one_pud(_metadata, self);
+	for (i = 0; i < 100; i++) {
+		fd = open("/proc/self/smaps", O_RDONLY);
+		ASSERT_LE(0, fd);
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	/* DAX pages are not in Rss; the series' smaps fields count them */
+	ASSERT_EQ(0, smaps_dax((unsigned long)self->p, &kb));
+	EXPECT_EQ(1048576L, kb.pud);
+	EXPECT_EQ(0L, kb.pmd);
+	EXPECT_EQ(0L, kb.pte);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "after 100 smaps reads"));
+	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
+}
+
+/* mincore() reports every page resident and leaves the PUD alone. */
+TEST_F_TIMEOUT(fs_pud, mincore_reports_resident, TIMEOUT_LONG)
+{
+	size_t n = SZ_1G / SZ_4K, i, resident = 0;
+	unsigned char *vec = malloc(n);
+
+	RETURN_IF_SKIPPED();
+	ASSERT_NE(NULL, vec);
+	map_one_pud(_metadata, self);
+	memset(vec, 0, n);
+	ASSERT_EQ(0, mincore(self->p, SZ_1G, vec));
+	for (i = 0; i < n; i++)
+		resident += vec[i] & 1;
+	free(vec);
+	EXPECT_EQ(n, resident);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "after mincore"));
+	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
+}
+
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define PM_FILE		(1ULL << 61)
+#define PM_PRESENT	(1ULL << 63)
+
+/*
+ * /proc/self/pagemap shows every page present and file-backed, with
+ * consecutive pfns, and leaves the PUD alone.
+ */
+TEST_F_TIMEOUT(fs_pud, pagemap_reports_present, TIMEOUT_LONG)
+{
+	size_t n = SZ_1G / SZ_4K, i, present = 0, file = 0, contiguous = 0;
+	uint64_t *pm = malloc(n * sizeof(*pm));
+	ssize_t got;
 	int fd;
 
 	RETURN_IF_SKIPPED();
-	snprintf(path, sizeof(path), "%s/hugedax.pud.unwritten", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_NE(NULL, pm);
+	map_one_pud(_metadata, self);
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	ASSERT_LE(0, fd);
+	got = pread(fd, pm, n * sizeof(*pm),
+		    (unsigned long)self->p / SZ_4K * sizeof(*pm));
+	close(fd);
+	ASSERT_EQ((ssize_t)(n * sizeof(*pm)), got);
+	for (i = 0; i < n; i++) {
+		present += !!(pm[i] & PM_PRESENT);
+		file += !!(pm[i] & PM_FILE);
+		if (i && (pm[i] & PM_PFN_MASK) == (pm[i - 1] & PM_PFN_MASK) + 1)
+			contiguous++;
+	}
+	free(pm);
+	EXPECT_EQ(n, present);
+	EXPECT_EQ(n, file);
+	EXPECT_EQ(n - 1, contiguous);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "after pagemap"));
+	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
+}
+
+/*
+ * O_DIRECT read(2) and write(2) with a buffer inside the PUD mapping.  On
+ * a DAX file O_DIRECT is served like any read or write (the kernel copies
+ * to or from the user buffer, faulting it if needed, without the page
+ * cache): the copies are right and the PUD stays.
+ */
+TEST_F_TIMEOUT(fs_pud, o_direct_io_through_pud, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	void *buf = malloc(SZ_2M);
+	int sfd;
+
+	RETURN_IF_SKIPPED();
+	map_one_pud(_metadata, self);
+	sfd = open_scratch(_metadata, self, "hugedax.pud.direct");
+	ASSERT_LE(0, sfd);
+	close(sfd);
+	sfd = open(self->scratch, O_RDWR | O_DIRECT);
+	ASSERT_LE(0, sfd);
+
+	/* mapping -> scratch file: the scratch file holds the data file's */
+	ASSERT_EQ((ssize_t)SZ_2M, pwrite(sfd, self->p + 7 * SZ_2M, SZ_2M, 0));
+	/* word by word: the pattern of offset 14 MiB is now at offset 0 */
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ((ssize_t)SZ_2M, pread(sfd, buf, SZ_2M, 0));
+	EXPECT_EQ(0UL, count_wrong(buf, SZ_2M, FILE_SEED, 7 * SZ_2M));
+	free(buf);
+
+	/* scratch file -> mapping: a new pattern lands in the data file */
+	ASSERT_EQ(0, write_file_pattern(sfd, 0, SZ_2M, seed));
+	ASSERT_EQ((ssize_t)SZ_2M, pread(sfd, self->p + 9 * SZ_2M, SZ_2M, 0));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "after O_DIRECT"));
+	EXPECT_EQ(0UL, count_wrong(self->p + 9 * SZ_2M, SZ_2M, seed, 0));
+	close(sfd);
+	expect_data(_metadata, self->p, 9 * SZ_2M, FILE_SEED, 0);
+	expect_data(_metadata, self->p + 10 * SZ_2M, SZ_1G - 10 * SZ_2M,
+		    FILE_SEED, 10 * SZ_2M);
+	ASSERT_EQ(0, write_file_pattern(self->fd, 9 * SZ_2M, SZ_2M, FILE_SEED));
+	expect_file_data(_metadata, self->fd, FILE_SEED);
+}
+
+/*
+ * process_vm_readv() and process_vm_writev() pin the pages of the PUD
+ * mapping through get_user_pages (follow_devmap_pud): the copies are right
+ * and the PUD stays.
+ */
+TEST_F_TIMEOUT(fs_pud, process_vm_rw_through_pud, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	struct iovec local, remote;
+	uint64_t *buf = malloc(SZ_2M);
+
+	RETURN_IF_SKIPPED();
+	ASSERT_NE(NULL, buf);
+	map_one_pud(_metadata, self);
+
+	local.iov_base = buf;
+	local.iov_len = SZ_2M;
+	remote.iov_base = self->p + SZ_1G - SZ_2M - SZ_4K;
+	remote.iov_len = SZ_2M;
+	ASSERT_EQ((ssize_t)SZ_2M,
+		  process_vm_readv(getpid(), &local, 1, &remote, 1, 0));
+	EXPECT_EQ(0UL, count_wrong(buf, SZ_2M, FILE_SEED,
+				   SZ_1G - SZ_2M - SZ_4K));
+
+	fill_pattern(buf, SZ_2M, seed, 0);
+	remote.iov_base = self->p + 3 * SZ_2M + SZ_4K;
+	ASSERT_EQ((ssize_t)SZ_2M,
+		  process_vm_writev(getpid(), &local, 1, &remote, 1, 0));
+	free(buf);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "after process_vm_rw"));
+	EXPECT_EQ(0UL, count_wrong(self->p + 3 * SZ_2M + SZ_4K, SZ_2M, seed, 0));
+	expect_data(_metadata, self->p, 3 * SZ_2M + SZ_4K, FILE_SEED, 0);
+	ASSERT_EQ(0, write_file_pattern(self->fd, 0, 8 * SZ_2M, FILE_SEED));
+	expect_file_data(_metadata, self->fd, FILE_SEED);
+}
+
+/*
+ * MAP_SYNC: write faults into a sparse 1 GiB file allocate its blocks; the
+ * fault commits the metadata (dax_finish_sync_fault) before it maps the
+ * 1 GiB entry writable.  One fault, one PUD, the tracepoint says the PUD
+ * fault needed the sync; the data reads back with pread().
+ */
+TEST_F_TIMEOUT(fs_pud, map_sync_write_fault_maps_pud, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+	off_t bad = 0;
+	int sfd;
+
+	RETURN_IF_SKIPPED();
+	sfd = open_scratch(_metadata, self, "hugedax.pud.sync");
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G));
+	close(self->fd);
+	self->fd = sfd;
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE,
+			      MAP_SHARED_VALIDATE | MAP_SYNC, sfd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true, seed, 0);
+	TH_LOG("pud NOPAGE %ld NEEDDSYNC %ld FALLBACK %ld, pmd %ld",
+	       trace_count("dax_pud_fault_done", "NOPAGE"),
+	       trace_count("dax_pud_fault_done", "NEEDDSYNC"),
+	       trace_count("dax_pud_fault_done", "FALLBACK"),
+	       trace_count("dax_pmd_fault_done", NULL));
+	expect_faults(_metadata, "MAP_SYNC write 1 GiB", &fc, 1);
+	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NEEDDSYNC"));
+	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", NULL));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(1L, fiemap_aligned_chunks(sfd, 0, SZ_1G, SZ_1G));
+	EXPECT_EQ(0, check_file_pattern(sfd, 0, SZ_1G, SZ_4K, seed, &bad)) {
+		TH_LOG("pread differs at %#llx", (unsigned long long)bad);
+	}
+}
+
+/*
+ * Negative control for MAP_SYNC: the same writes without MAP_SYNC need no
+ * sync (the tracepoint says NOPAGE, not NEEDDSYNC).
+ */
+TEST_F_TIMEOUT(fs_pud, shared_write_fault_needs_no_sync, TIMEOUT_LONG)
+{
+	struct fault_count fc;
+	int sfd;
+
+	RETURN_IF_SKIPPED();
+	sfd = open_scratch(_metadata, self, "hugedax.pud.nosync");
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G));
+	close(self->fd);
+	self->fd = sfd;
+	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true, 7, 0);
+	expect_faults(_metadata, "write 1 GiB", &fc, 1);
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NEEDDSYNC"));
+	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+}
+
+/*
+ * ftruncate() to 512 MiB under a mapped PUD unmaps it: the part beyond
+ * the new end raises SIGBUS, the part before it keeps its data and is
+ * mapped again with PMDs (a PUD cannot reach past EOF).  Growing the file
+ * again gives zeros there, never the old data.
+ */
+TEST_F_TIMEOUT(fs_pud, truncate_while_mapped, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+	int sfd;
+
+	RETURN_IF_SKIPPED();
+	sfd = open_scratch(_metadata, self, "hugedax.pud.trunc");
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G));
+	ASSERT_EQ(0, write_file_pattern(sfd, 0, SZ_1G, seed));
+	close(self->fd);
+	self->fd = sfd;
+	map_one_pud(_metadata, self);
+	expect_data(_metadata, self->p, SZ_1G, seed, 0);
+
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G / 2));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, 0);
+	EXPECT_EQ(SIGBUS, read_in_child(self->p + SZ_1G / 2));
+	EXPECT_EQ(SIGBUS, read_in_child(self->p + SZ_1G - 8));
+	EXPECT_EQ(0, read_in_child(self->p + SZ_1G / 2 - 8));
+
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G / 2, SZ_4K, false, 0, 0);
+	expect_faults(_metadata, "read the remaining 512 MiB", &fc, 256);
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	EXPECT_EQ(256L, trace_count("dax_pmd_fault_done", "NOPAGE"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, SZ_1G / 2, 0);
+	expect_data(_metadata, self->p, SZ_1G / 2, seed, 0);
+
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G));
+	EXPECT_EQ(0ULL, touch_read(self->p + SZ_1G / 2, SZ_1G / 2, SZ_4K));
+	EXPECT_EQ(0ULL, touch_read(self->p + SZ_1G / 2, SZ_2M, 8));
+	expect_data(_metadata, self->p, SZ_1G / 2, seed, 0);
+}
+
+/*
+ * Reading a fallocated, never written range: no huge zero PUD exists, so
+ * the PUD fault falls back and PMD faults map the huge zero page.
+ */
+TEST_F_TIMEOUT(fs_pud, read_unwritten_maps_pmd_zero_pages, TIMEOUT_LONG)
+{
+	struct fault_count fc;
+	int fd;
+
+	RETURN_IF_SKIPPED();
+	fd = open_scratch(_metadata, self, "hugedax.pud.unwritten");
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, fallocate(fd, 0, 0, SZ_1G));
 	close(self->fd);
@@ -339,7 +801,6 @@ TEST_F_TIMEOUT(xfs_pud, read_unwritten_maps_pmd_zero_pages, TIMEOUT_LONG)
 	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
 
 	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, false, 0, 0);
-	unlink(path);
 
 	expect_faults(_metadata, "read 1 GiB unwritten", &fc, 512);
 	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NOPAGE"));

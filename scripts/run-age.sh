@@ -1,0 +1,102 @@
+#!/bin/bash
+# Host side of `make age`: boot the patched and the stock kernel once each
+# with guest/age-job.sh (the same aging workload on the same layout), then
+# write OUTDIR/age.md: what page sizes new DAX files got on the aged file
+# systems, stock against patched.
+# usage: run-age.sh PATCHED_BZIMAGE STOCK_BZIMAGE OUTDIR
+set -euo pipefail
+patched=$1 stock=$2 outdir=$3
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$outdir"
+bin=$(cd "$outdir/.." && pwd)/bin
+trouble=0
+for kernel in patched stock; do
+	dir=$outdir/$kernel
+	mkdir -p "$dir"
+	rm -rf "${dir:?}/bin" && cp -r "$bin" "$dir/bin"
+	image=$patched
+	[ "$kernel" = stock ] && image=$stock
+	start=$(date +%s)
+	"$here/scripts/run-guest.sh" "$image" "$here/guest/age-job.sh" "$dir" >/dev/null || true
+	echo "age: $kernel boot took $(($(date +%s) - start)) s"
+	tr -d '\r' < "$dir/console.log" > "$dir/console.txt"
+	grep -h '^age: ' "$dir/console.txt" | grep -v -e freefrag: -e freesp: || true
+	if ! grep -q '^hugedax-age: done' "$dir/console.txt"; then
+		echo "age: the $kernel guest did not finish (see $dir/console.log)"
+		trouble=1
+	fi
+	if grep -n -E 'WARNING: CPU|BUG:|Oops|bad pud|bad pmd' "$dir/console.txt"; then
+		echo "age: the $kernel kernel log shows trouble (see $dir/console.log)"
+		trouble=1
+	fi
+done
+
+# "age-row: FS fill MiB faults pmd-ok pmd-fb pud-ok pud-fb pages 2M 1G KiB"
+# pages: "Ax1G+Bx2M+Cx4K" or "none"
+{
+	echo "# DAX page sizes on aged file systems"
+	echo
+	echo "Made by \`make age\` ($(date -u +%Y-%m-%d)). Each file system: default mkfs on the"
+	echo "guest's namespace (ext4, xfs 16 GiB; ext2 4 GiB), aged by \`tests/dax_age\` (16"
+	echo "files grown round-robin by 64 KiB pwrites to sizes log-uniform in 4 KiB..32 MiB,"
+	echo "until 70% is used; then about half the files, chosen by seed 1, deleted), then"
+	echo "new files made one after the other by \`tests/dax_alloc_probe\`, each mapped at"
+	echo "an address aligned to 1 GiB (files of 1 GiB) or 2 MiB, and written one word"
+	echo "per 4 KiB. Page sizes from the kernel's page-table dump; faults from getrusage."
+	echo
+	echo "| fs | file | stock: pages | stock: faults | patched: pages | patched: faults |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	paste <(grep -h '^age-row: ' "$outdir/stock/console.txt") \
+	      <(grep -h '^age-row: ' "$outdir/patched/console.txt") |
+	awk -F'\t' '{
+		split($1, s, " "); split($12, p, " ")
+		printf "| %s | %s %s MiB | %s | %s | %s | %s |\n", s[2], s[3], $2, $8, $3, $19, $14
+	}'
+	echo
+	echo "Share of the new files' bytes mapped by each page size:"
+	echo
+	echo "| fs | kernel | MiB | 1 GiB | 2 MiB | 4 KiB | faults |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	for kernel in stock patched; do
+		grep -h '^age-row: ' "$outdir/$kernel/console.txt" |
+		awk -F'\t' -v k="$kernel" '
+		function bytes(pages, unit,   n, i, part, m) {
+			n = split(pages, part, "+")
+			for (i = 1; i <= n; i++)
+				if (part[i] ~ ("x" unit "$")) { split(part[i], m, "x"); return m[1] }
+			return 0
+		}
+		{
+			split($1, f, " "); fs = f[2]
+			if (!(fs in mib)) order[++nfs] = fs
+			mib[fs] += $2; faults[fs] += $3
+			g[fs] += bytes($8, "1G") * 1024; m[fs] += bytes($8, "2M") * 2
+			s[fs] += bytes($8, "4K") / 256
+		}
+		END {
+			for (i = 1; i <= nfs; i++) {
+				fs = order[i]
+				printf "| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %d |\n", fs, k, mib[fs],
+					100 * g[fs] / mib[fs], 100 * m[fs] / mib[fs], 100 * s[fs] / mib[fs], faults[fs]
+			}
+		}'
+	done | sort -s -t'|' -k2,2
+	echo
+	echo "Space 1,000 files of 4 KiB take on the fresh file system (growth of used"
+	echo "space, KiB):"
+	echo
+	echo "| fs | stock | patched |"
+	echo "| --- | --- | --- |"
+	join <(grep -h '^age: [a-z0-9]* small' "$outdir/stock/console.txt" | awk '{ print $2, $5 }' | sort) \
+	     <(grep -h '^age: [a-z0-9]* small' "$outdir/patched/console.txt" | awk '{ print $2, $5 }' | sort) |
+	awk '{ printf "| %s | %s | %s |\n", $1, $2, $3 }'
+	echo
+	echo "Used space after aging and after the new files (df, KiB):"
+	echo
+	echo '```'
+	grep -h -e '^age: [a-z0-9]* \(fill\|punch\|df\)' "$outdir/stock/console.txt" | sed 's/^/stock   /'
+	grep -h -e '^age: [a-z0-9]* \(fill\|punch\|df\)' "$outdir/patched/console.txt" | sed 's/^/patched /'
+	echo '```'
+} > "$outdir/age.md"
+echo "age: report in $outdir/age.md"
+exit "$trouble"
