@@ -8,6 +8,7 @@ KOUT    ?= $(CACHE)/build-debug
 VARIANT := debug
 # KASAN, lockdep and page poisoning under emulation: give each guest longer
 export TIMEOUT ?= 14400
+OUT     ?= $(CURDIR)/out/debug
 else
 KOUT    ?= $(CACHE)/build
 VARIANT :=
