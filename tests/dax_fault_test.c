@@ -623,6 +623,61 @@ TEST_F_TIMEOUT(ext2dax, fault_filled_maps_pmds, TIMEOUT_SHORT)
 	}
 }
 
+/*
+ * ext2 files from 64 MiB to 2 GiB, grown by 2 MiB pwrite()s, sized by
+ * ftruncate() and then written with pwrite(), or filled by write faults
+ * into the sparse file: every 2 MiB is a PMD, none falls back, 512 faults
+ * per GiB.  Access order: fill, map at a 2 MiB-aligned address, write one
+ * word per 4 KiB, low to high; pread() checks the data afterwards.  The
+ * misaligned tests above are the negative control.
+ */
+TEST_F_TIMEOUT(ext2dax, no_pmd_fallback_64m_to_2g, 3 * TIMEOUT_LONG)
+{
+	static const size_t sizes[] = { 64 * SZ_1M, 256 * SZ_1M, SZ_1G,
+					2 * SZ_1G };
+	static const char *const fill[] = { "pwrite", "ftruncate+pwrite",
+					    "write faults" };
+	unsigned int i, how;
+
+	RETURN_IF_SKIPPED();
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (how = 0; how < 3; how++) {
+			size_t len = sizes[i];
+			uint64_t seed = new_seed();
+			struct fault_count fc;
+			off_t bad = 0;
+			char *p;
+
+			ASSERT_EQ(0, ftruncate(self->f.fd, 0));
+			if (how > 0)
+				ASSERT_EQ(0, ftruncate(self->f.fd, len));
+			if (how < 2)
+				ASSERT_EQ(0, write_file_pattern(self->f.fd, 0,
+								len, seed));
+			p = dax_file_map(_metadata, &self->f, len, SZ_2M,
+					 MAP_SHARED, 0);
+			traced_touch(_metadata, dax_events, &fc, p, len, SZ_4K,
+				     true, seed, 0);
+			TH_LOG("ext2 %4zu MiB %-16s: %ld faults, pmd NOPAGE %ld FALLBACK %ld",
+			       len / SZ_1M, fill[how], fc.min + fc.maj,
+			       trace_count("dax_pmd_fault_done", "NOPAGE"),
+			       trace_count("dax_pmd_fault_done", "FALLBACK"));
+			expect_faults(_metadata, fill[how], &fc, len / SZ_2M);
+			EXPECT_EQ((long)(len / SZ_2M),
+				  trace_count("dax_pmd_fault_done", "NOPAGE"));
+			EXPECT_EQ(0L, trace_count("dax_pmd_fault_done",
+						  "FALLBACK"));
+			expect_levels(_metadata, p, len, 0, len, 0);
+			dax_file_unmap(&self->f);
+			EXPECT_EQ(0, check_file_pattern(self->f.fd, 0, len,
+							SZ_1M, seed, &bad)) {
+				TH_LOG("file offset %#lx", (unsigned long)bad);
+			}
+		}
+	}
+	ASSERT_EQ(0, ftruncate(self->f.fd, 0));
+}
+
 /* ---- device-dax, hugetlbfs and anonymous memory ---- */
 
 FIXTURE(mem) {
