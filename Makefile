@@ -23,6 +23,8 @@ OUT     := $(OUT)/stock
 endif
 KERNEL  := $(KOUT)/arch/x86/boot/bzImage
 export HUGEDAX_CACHE := $(CACHE)
+# make test ONLY="a_test b_test stress": run just these in the main boot
+export ONLY
 
 .PHONY: all setup tree kernel testbin test demo stress persist shell check check-series export clean
 

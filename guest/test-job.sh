@@ -1,8 +1,13 @@
 #!/bin/sh
 # Guest side of `make test`: fresh filesystems on the pmem namespaces, then
-# every test binary in /mnt/out/../bin, TAP on the console.
+# every test binary in /mnt/out/bin (or those named in ONLY, from
+# /mnt/out/test.conf), the short stress set, and last the per-inode DAX
+# test on ext4 and xfs remounted with -o dax=inode. TAP on the console.
 here=/mnt/repo/guest
 bin=/mnt/out/bin
+ONLY=
+# shellcheck source=/dev/null
+[ -f /mnt/out/test.conf ] && . /mnt/out/test.conf
 set -e
 # default mkfs options everywhere: the series places DAX file data for
 # huge pages by itself (no stride, stripe unit or extent size hint)
@@ -10,12 +15,21 @@ EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh "$here/setup-pmem.sh" mkfs
 HUGEDAX_DEVDAX=$(cut -d' ' -f2 /mnt/devdax-path)
 export HUGEDAX_DEVDAX
 set +e
+wanted() {
+	[ -z "$ONLY" ] && return 0
+	case " $ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 for t in "$bin"/*_test; do
-	case "$t" in
-	*/nogbpages_test)
-		continue	# its own boot: guest/nogbpages-job.sh
+	name=$(basename "$t")
+	case "$name" in
+	nogbpages_test|dax_inode_test)
+		continue	# their own set-up: below, and guest/nogbpages-job.sh
 		;;
-	*/dax_smaps_test|*/fsdax_pud_test|*/xfs_alloc_test|*/ext4_pud_test)
+	esac
+	wanted "$name" || continue
+	case "$name" in
+	dax_smaps_test|fsdax_pud_test|xfs_alloc_test|ext4_pud_test|bad_input_test)
 		# Each gets a fresh xfs, so that the aligned free GiBs these
 		# tests count on are free.  Not a fresh ext4: dax_smaps_test
 		# keeps a file over a block it marked bad on that device, and
@@ -24,14 +38,24 @@ for t in "$bin"/*_test; do
 		umount /mnt/xfs && mkfs.xfs -q -f "$dev" && mount -o dax "$dev" /mnt/xfs
 		;;
 	esac
-	echo "hugedax-test: begin $(basename "$t")"
+	echo "hugedax-test: begin $name"
 	"$t"
-	echo "hugedax-test: end $(basename "$t") status $?"
+	echo "hugedax-test: end $name status $?"
 	# its 2 GiB data file would hold two of ext4's few free aligned GiBs
 	rm -f /mnt/ext4/hugedax.pud.*
 done
 # the short, fixed stress set with data verification (guest/stress-short.sh)
-sh "$here/stress-short.sh"
+wanted stress && sh "$here/stress-short.sh"
+# DAX and page-cache files on one file system: remount with dax=inode
+if wanted dax_inode_test; then
+	for fs in ext4 xfs; do
+		dev=$(findmnt -n -o SOURCE /mnt/$fs)
+		umount /mnt/$fs && mount -o dax=inode "$dev" /mnt/$fs
+	done
+	echo "hugedax-test: begin dax_inode_test"
+	"$bin/dax_inode_test"
+	echo "hugedax-test: end dax_inode_test status $?"
+fi
 echo "hugedax-test: dmesg begin"
 dmesg
 echo "hugedax-test: dmesg end"

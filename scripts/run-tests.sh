@@ -3,6 +3,8 @@
 # more on a CPU without 1 GiB pages with guest/nogbpages-job.sh, then judge
 # the consoles: TAP results of every test binary, plus the kernel log.
 # usage: run-tests.sh KERNEL OUTDIR
+# environment: ONLY, a list of test binaries to run in the main boot
+# (default all; "stress" names the short stress set), e.g. for DEBUG=1
 # Ends with "N passed, N failed" and exits non-zero if a test failed, the
 # guest did not finish, or the kernel warned.
 set -euo pipefail
@@ -12,6 +14,8 @@ mkdir -p "$outdir"
 bin=$(cd "$outdir/.." && pwd)/bin
 rm -f "$outdir/console.log"
 rm -rf "${outdir:?}/bin" && cp -r "$bin" "$outdir/bin"
+# ONLY="name ...": just these test binaries ("stress": the short stress set)
+printf 'ONLY="%s"\n' "${ONLY:-}" > "$outdir/test.conf"
 "$here/scripts/run-guest.sh" "$kernel" "$here/guest/test-job.sh" "$outdir" >/dev/null || true
 # a second, short boot on a CPU without 1 GiB pages
 mkdir -p "$outdir/nogbpages"
