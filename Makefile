@@ -70,6 +70,11 @@ age: kernel testbin
 stress: kernel testbin
 	scripts/run-stress.sh $(KERNEL) $(OUT)/stress
 
+# Debian's stress-ng and fio, with verification, on the DAX mounts
+.PHONY: tools-stress
+tools-stress: kernel
+	scripts/run-tools-stress.sh $(KERNEL) $(OUT)/tools-stress
+
 # write through huge mappings, reset the guest, check every byte next boot
 persist: kernel testbin
 	scripts/run-persist.sh $(KERNEL) $(OUT)/persist
