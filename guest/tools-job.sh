@@ -37,14 +37,19 @@ for fs in ext4 xfs ext2; do
 		--timeout "${each}s" --metrics-brief
 	run "fio mmap $fs" fio --name=mmap --directory="$d" --ioengine=mmap \
 		--rw=randwrite --bsrange=4k-2m --size=256m --numjobs=2 \
-		--verify=crc32c --verify_fatal=1 --group_reporting
+		--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+		--group_reporting
+	# libpmem treats a file as pmem only if MAP_SYNC works: not on ext2
+	[ "$fs" = ext2 ] ||
 	run "fio libpmem $fs" fio --name=pmem --directory="$d" \
 		--ioengine=libpmem --rw=randwrite --bs=2m --size=256m \
-		--verify=crc32c --verify_fatal=1 --group_reporting
+		--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+		--group_reporting
 	rm -rf "$d"
 done
 run "fio dev-dax" fio --name=devdax --filename="$dax" --ioengine=dev-dax \
-	--rw=randwrite --bs=2m --size=1g --verify=crc32c --verify_fatal=1
+	--rw=randwrite --bs=2m --size=1g --verify=crc32c --verify_fatal=1 \
+	--verify_state_save=0
 echo "1..$n"
 echo "hugedax-test: end tools"
 echo "hugedax-test: dmesg begin"
