@@ -91,24 +91,6 @@ FIXTURE_TEARDOWN(bad)
 	unlink(self->path);
 }
 
-/* Signal that killed a child that read (or wrote) one byte at @p, or 0. */
-static int access_in_child(char *p, int write)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (write)
-			*(volatile char *)p = 1;
-		else
-			(void)*(volatile char *)p;
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-}
-
 static void expect_file_intact(struct __test_metadata *_metadata, int fd,
 			       size_t len, uint64_t seed)
 {

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 
@@ -523,6 +524,94 @@ long smaps_kb(unsigned long start, const char *field)
 	free(line);
 	fclose(f);
 	return kb;
+}
+
+int smaps_read_all(int n)
+{
+	char buf[4096];
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	return 0;
+}
+
+long mincore_resident(const void *p, size_t len)
+{
+	size_t n = len / SZ_4K, i;
+	unsigned char *vec = calloc(n, 1);
+	long resident = 0;
+
+	if (!vec)
+		return -1;
+	if (mincore((void *)p, len, vec)) {
+		free(vec);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		resident += vec[i] & 1;
+	free(vec);
+	return resident;
+}
+
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define PM_FILE		(1ULL << 61)
+#define PM_PRESENT	(1ULL << 63)
+
+int pagemap_scan(const void *p, size_t len, struct pagemap_stats *out)
+{
+	size_t n = len / SZ_4K, i;
+	uint64_t *pm = malloc(n * sizeof(*pm));
+	ssize_t got;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	if (!pm)
+		return -1;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(pm);
+		return -1;
+	}
+	got = pread(fd, pm, n * sizeof(*pm),
+		    (uintptr_t)p / SZ_4K * sizeof(*pm));
+	close(fd);
+	if (got != (ssize_t)(n * sizeof(*pm))) {
+		free(pm);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		out->present += !!(pm[i] & PM_PRESENT);
+		out->file += !!(pm[i] & PM_FILE);
+		if (i && (pm[i] & PM_PFN_MASK) == (pm[i - 1] & PM_PFN_MASK) + 1)
+			out->contiguous++;
+	}
+	out->first_pfn = n ? pm[0] & PM_PFN_MASK : 0;
+	free(pm);
+	return 0;
+}
+
+int access_in_child(char *p, int write)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (write)
+			*(volatile char *)p = 1;
+		else
+			(void)*(volatile char *)p;
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
 /* ---- DAX accounting: smaps fields and /proc/vmstat counters ---- */

@@ -131,6 +131,28 @@ void *map_aligned(size_t len, size_t align, int prot, int flags, int fd,
  */
 long smaps_kb(unsigned long start, const char *field);
 
+/* Read all of /proc/self/smaps @n times.  0 or -1. */
+int smaps_read_all(int n);
+/* Pages of [p, p + len) that mincore() reports resident, or -1. */
+long mincore_resident(const void *p, size_t len);
+
+/* What /proc/self/pagemap says of the 4 KiB pages of [p, p + len). */
+struct pagemap_stats {
+	size_t present;		/* pages present */
+	size_t file;		/* pages file-backed (or shared) */
+	size_t contiguous;	/* pages whose pfn follows the previous page's */
+	uint64_t first_pfn;
+};
+
+/* 0 or -1. */
+int pagemap_scan(const void *p, size_t len, struct pagemap_stats *out);
+
+/*
+ * In a child process, read (or write, if @write) one byte at @p: the
+ * signal that killed the child, 0 if none did, -1 on error.
+ */
+int access_in_child(char *p, int write);
+
 /* ---- DAX accounting: smaps fields and /proc/vmstat counters ---- */
 
 /* DaxPteMapped, DaxPmdMapped, DaxPudMapped in kB */

@@ -4,6 +4,7 @@
  * no debugfs, so it runs on the build host as well as in the guest.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -422,6 +423,33 @@ TEST(map_aligned_anonymous)
 	EXPECT_EQ(MAP_FAILED, map_aligned(len, 3 * SZ_4K, PROT_READ,
 					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0,
 					  0));
+}
+
+/*
+ * The mincore, pagemap and child-access helpers on anonymous memory: 16
+ * pages of which the first 8 are touched; a PROT_NONE page faults.
+ */
+TEST(residency_helpers_anonymous)
+{
+	const size_t len = 16 * SZ_4K;
+	struct pagemap_stats pm;
+	char *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 1, len / 2);
+	EXPECT_EQ(8L, mincore_resident(p, len));
+	ASSERT_EQ(0, pagemap_scan(p, len, &pm));
+	EXPECT_EQ(8UL, pm.present);
+	EXPECT_EQ(0UL, pm.file);
+	EXPECT_EQ(0, smaps_read_all(2));
+
+	EXPECT_EQ(0, access_in_child(p + len - 1, 1));
+	EXPECT_EQ(0, p[len - 1]);	/* the child's copy, not ours */
+	ASSERT_EQ(0, mprotect(p, SZ_4K, PROT_NONE));
+	EXPECT_EQ(SIGSEGV, access_in_child(p, 0));
+	munmap(p, len);
 }
 
 /* The probe itself: 64 anonymous 4 KiB write faults count as 64. */

@@ -221,34 +221,6 @@ static size_t count_wrong(const void *p, size_t len, uint64_t seed,
 	return wrong;
 }
 
-/* Signal that killed a child that wrote one byte at @p, or 0. */
-static int write_in_child(char *p)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		*p = 1;
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-}
-
-/* The same for a read of one byte at @p. */
-static int read_in_child(const char *p)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(*(volatile const char *)p == 0x7f ? 3 : 0);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-}
-
 /*
  * A plain mmap(NULL, 2 GiB) gets a 1 GiB-aligned address.  Access order:
  * write one word per 4 KiB over data that pwrite() wrote: two PUD faults.
@@ -373,11 +345,11 @@ TEST_F_TIMEOUT(fs_pud, mprotect_whole_pud_keeps_pud, TIMEOUT_LONG)
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0, refault_count(_metadata, self->p, "after PROT_READ"));
-	EXPECT_EQ(SIGSEGV, write_in_child(self->p + 8));
+	EXPECT_EQ(SIGSEGV, access_in_child(self->p + 8, 1));
 
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_NONE));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, 0);
-	EXPECT_EQ(SIGSEGV, read_in_child(self->p + SZ_2M));
+	EXPECT_EQ(SIGSEGV, access_in_child(self->p + SZ_2M, 0));
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ | PROT_WRITE));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0, refault_count(_metadata, self->p, "after PROT_NONE and back"));
@@ -399,8 +371,8 @@ TEST_F_TIMEOUT(fs_pud, mprotect_inside_pud_keeps_data, TIMEOUT_LONG)
 	/* a PMD split through the PUD would clear words of the first page */
 	EXPECT_EQ(0, check_pattern(self->p, SZ_2M, 8, FILE_SEED, 0, NULL));
 	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
-	EXPECT_EQ(SIGSEGV, write_in_child(self->p + 3 * SZ_4K));
-	EXPECT_EQ(0, write_in_child(self->p + 4 * SZ_4K + 8));
+	EXPECT_EQ(SIGSEGV, access_in_child(self->p + 3 * SZ_4K, 1));
+	EXPECT_EQ(0, access_in_child(self->p + 4 * SZ_4K + 8, 1));
 	EXPECT_EQ(1, self->p[4 * SZ_4K + 8]);
 	/* put the pattern back */
 	ASSERT_EQ(0, write_file_pattern(self->fd, 0, SZ_2M, FILE_SEED));
@@ -417,7 +389,7 @@ TEST_F_TIMEOUT(fs_pud, munmap_inside_pud_keeps_data, TIMEOUT_LONG)
 	EXPECT_EQ(0, check_pattern(self->p, 10 * SZ_2M, 8, FILE_SEED, 0, NULL));
 	expect_data(_metadata, self->p + 11 * SZ_2M, SZ_1G - 11 * SZ_2M,
 		    FILE_SEED, 11 * SZ_2M);
-	EXPECT_EQ(SIGSEGV, read_in_child(self->p + 10 * SZ_2M + SZ_4K));
+	EXPECT_EQ(SIGSEGV, access_in_child(self->p + 10 * SZ_2M + SZ_4K, 0));
 	expect_file_data(_metadata, self->fd, FILE_SEED);
 }
 
@@ -519,18 +491,10 @@ TEST_F_TIMEOUT(fs_pud, msync_then_access_refaults_once, TIMEOUT_LONG)
 TEST_F_TIMEOUT(fs_pud, smaps_read_keeps_pud, TIMEOUT_LONG)
 {
 	struct dax_kb kb;
-	char buf[4096];
-	int i, fd;
 
 	RETURN_IF_SKIPPED();
 	map_one_pud(_metadata, self);
-	for (i = 0; i < 100; i++) {
-		fd = open("/proc/self/smaps", O_RDONLY);
-		ASSERT_LE(0, fd);
-		while (read(fd, buf, sizeof(buf)) > 0)
-			;
-		close(fd);
-	}
+	ASSERT_EQ(0, smaps_read_all(100));
 	/* DAX pages are not in Rss; the series' smaps fields count them */
 	ASSERT_EQ(0, smaps_dax((unsigned long)self->p, &kb));
 	EXPECT_EQ(1048576L, kb.pud);
@@ -544,26 +508,13 @@ TEST_F_TIMEOUT(fs_pud, smaps_read_keeps_pud, TIMEOUT_LONG)
 /* mincore() reports every page resident and leaves the PUD alone. */
 TEST_F_TIMEOUT(fs_pud, mincore_reports_resident, TIMEOUT_LONG)
 {
-	size_t n = SZ_1G / SZ_4K, i, resident = 0;
-	unsigned char *vec = malloc(n);
-
 	RETURN_IF_SKIPPED();
-	ASSERT_NE(NULL, vec);
 	map_one_pud(_metadata, self);
-	memset(vec, 0, n);
-	ASSERT_EQ(0, mincore(self->p, SZ_1G, vec));
-	for (i = 0; i < n; i++)
-		resident += vec[i] & 1;
-	free(vec);
-	EXPECT_EQ(n, resident);
+	EXPECT_EQ((long)(SZ_1G / SZ_4K), mincore_resident(self->p, SZ_1G));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0, refault_count(_metadata, self->p, "after mincore"));
 	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
 }
-
-#define PM_PFN_MASK	((1ULL << 55) - 1)
-#define PM_FILE		(1ULL << 61)
-#define PM_PRESENT	(1ULL << 63)
 
 /*
  * /proc/self/pagemap shows every page present and file-backed, with
@@ -571,30 +522,15 @@ TEST_F_TIMEOUT(fs_pud, mincore_reports_resident, TIMEOUT_LONG)
  */
 TEST_F_TIMEOUT(fs_pud, pagemap_reports_present, TIMEOUT_LONG)
 {
-	size_t n = SZ_1G / SZ_4K, i, present = 0, file = 0, contiguous = 0;
-	uint64_t *pm = malloc(n * sizeof(*pm));
-	ssize_t got;
-	int fd;
+	size_t n = SZ_1G / SZ_4K;
+	struct pagemap_stats pm;
 
 	RETURN_IF_SKIPPED();
-	ASSERT_NE(NULL, pm);
 	map_one_pud(_metadata, self);
-	fd = open("/proc/self/pagemap", O_RDONLY);
-	ASSERT_LE(0, fd);
-	got = pread(fd, pm, n * sizeof(*pm),
-		    (unsigned long)self->p / SZ_4K * sizeof(*pm));
-	close(fd);
-	ASSERT_EQ((ssize_t)(n * sizeof(*pm)), got);
-	for (i = 0; i < n; i++) {
-		present += !!(pm[i] & PM_PRESENT);
-		file += !!(pm[i] & PM_FILE);
-		if (i && (pm[i] & PM_PFN_MASK) == (pm[i - 1] & PM_PFN_MASK) + 1)
-			contiguous++;
-	}
-	free(pm);
-	EXPECT_EQ(n, present);
-	EXPECT_EQ(n, file);
-	EXPECT_EQ(n - 1, contiguous);
+	ASSERT_EQ(0, pagemap_scan(self->p, SZ_1G, &pm));
+	EXPECT_EQ(n, pm.present);
+	EXPECT_EQ(n, pm.file);
+	EXPECT_EQ(n - 1, pm.contiguous);
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0, refault_count(_metadata, self->p, "after pagemap"));
 	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
@@ -766,9 +702,9 @@ TEST_F_TIMEOUT(fs_pud, truncate_while_mapped, TIMEOUT_LONG)
 
 	ASSERT_EQ(0, ftruncate(sfd, SZ_1G / 2));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, 0);
-	EXPECT_EQ(SIGBUS, read_in_child(self->p + SZ_1G / 2));
-	EXPECT_EQ(SIGBUS, read_in_child(self->p + SZ_1G - 8));
-	EXPECT_EQ(0, read_in_child(self->p + SZ_1G / 2 - 8));
+	EXPECT_EQ(SIGBUS, access_in_child(self->p + SZ_1G / 2, 0));
+	EXPECT_EQ(SIGBUS, access_in_child(self->p + SZ_1G - 8, 0));
+	EXPECT_EQ(0, access_in_child(self->p + SZ_1G / 2 - 8, 0));
 
 	traced_touch(_metadata, events, &fc, self->p, SZ_1G / 2, SZ_4K, false, 0, 0);
 	expect_faults(_metadata, "read the remaining 512 MiB", &fc, 256);

@@ -122,21 +122,6 @@ TEST_F_TIMEOUT(devdax_pud, control_remap_refaults, TIMEOUT_LONG)
 	expect_data(_metadata, self->p, self->seed);
 }
 
-/* Signals that the child was killed by SIGSEGV after writing to @p. */
-static int write_in_child(char *p)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		p[8] = 1;
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-}
-
 /*
  * mprotect() of the whole 1 GiB changes the PUD in place: reading takes no
  * fault, a write (in a child) gets SIGSEGV, and after mprotect() back to
@@ -148,7 +133,7 @@ TEST_F_TIMEOUT(devdax_pud, mprotect_keeps_pud, TIMEOUT_LONG)
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0, refault_count(_metadata, self->p, "after PROT_READ"));
-	EXPECT_EQ(SIGSEGV, write_in_child(self->p));
+	EXPECT_EQ(SIGSEGV, access_in_child(self->p + 8, 1));
 	expect_data(_metadata, self->p, self->seed);
 
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_NONE));
@@ -164,17 +149,8 @@ TEST_F_TIMEOUT(devdax_pud, mprotect_keeps_pud, TIMEOUT_LONG)
 /* Reading /proc/self/smaps, many times, leaves the PUD alone. */
 TEST_F_TIMEOUT(devdax_pud, smaps_read_keeps_pud, TIMEOUT_LONG)
 {
-	char buf[4096];
-	int i, fd;
-
 	RETURN_IF_SKIPPED();
-	for (i = 0; i < 100; i++) {
-		fd = open("/proc/self/smaps", O_RDONLY);
-		ASSERT_LE(0, fd);
-		while (read(fd, buf, sizeof(buf)) > 0)
-			;
-		close(fd);
-	}
+	ASSERT_EQ(0, smaps_read_all(100));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0, refault_count(_metadata, self->p, "after 100 smaps reads"));
 	expect_data(_metadata, self->p, self->seed);
@@ -183,25 +159,12 @@ TEST_F_TIMEOUT(devdax_pud, smaps_read_keeps_pud, TIMEOUT_LONG)
 /* mincore() reports every page resident and leaves the PUD alone. */
 TEST_F_TIMEOUT(devdax_pud, mincore_reports_resident, TIMEOUT_LONG)
 {
-	size_t n = SZ_1G / SZ_4K, i, resident = 0;
-	unsigned char *vec = malloc(n);
-
 	RETURN_IF_SKIPPED();
-	ASSERT_NE(NULL, vec);
-	memset(vec, 0, n);
-	ASSERT_EQ(0, mincore(self->p, SZ_1G, vec));
-	for (i = 0; i < n; i++)
-		resident += vec[i] & 1;
-	free(vec);
-	EXPECT_EQ(n, resident);
+	EXPECT_EQ((long)(SZ_1G / SZ_4K), mincore_resident(self->p, SZ_1G));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0, refault_count(_metadata, self->p, "after mincore"));
 	expect_data(_metadata, self->p, self->seed);
 }
-
-#define PM_PFN_MASK	((1ULL << 55) - 1)
-#define PM_FILE		(1ULL << 61)
-#define PM_PRESENT	(1ULL << 63)
 
 /*
  * /proc/self/pagemap shows every page present and file-backed, with
@@ -209,30 +172,15 @@ TEST_F_TIMEOUT(devdax_pud, mincore_reports_resident, TIMEOUT_LONG)
  */
 TEST_F_TIMEOUT(devdax_pud, pagemap_reports_present, TIMEOUT_LONG)
 {
-	size_t n = SZ_1G / SZ_4K, i, present = 0, file = 0, contiguous = 0;
-	uint64_t *pm = malloc(n * sizeof(*pm));
-	ssize_t got;
-	int fd;
+	size_t n = SZ_1G / SZ_4K;
+	struct pagemap_stats pm;
 
 	RETURN_IF_SKIPPED();
-	ASSERT_NE(NULL, pm);
-	fd = open("/proc/self/pagemap", O_RDONLY);
-	ASSERT_LE(0, fd);
-	got = pread(fd, pm, n * sizeof(*pm),
-		    (unsigned long)self->p / SZ_4K * sizeof(*pm));
-	close(fd);
-	ASSERT_EQ((ssize_t)(n * sizeof(*pm)), got);
-	for (i = 0; i < n; i++) {
-		present += !!(pm[i] & PM_PRESENT);
-		file += !!(pm[i] & PM_FILE);
-		if (i && (pm[i] & PM_PFN_MASK) == (pm[i - 1] & PM_PFN_MASK) + 1)
-			contiguous++;
-	}
-	TH_LOG("first pfn %#llx", (unsigned long long)(pm[0] & PM_PFN_MASK));
-	free(pm);
-	EXPECT_EQ(n, present);
-	EXPECT_EQ(n, file);
-	EXPECT_EQ(n - 1, contiguous);
+	ASSERT_EQ(0, pagemap_scan(self->p, SZ_1G, &pm));
+	TH_LOG("first pfn %#llx", (unsigned long long)pm.first_pfn);
+	EXPECT_EQ(n, pm.present);
+	EXPECT_EQ(n, pm.file);
+	EXPECT_EQ(n - 1, pm.contiguous);
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0, refault_count(_metadata, self->p, "after pagemap"));
 	expect_data(_metadata, self->p, self->seed);
