@@ -70,6 +70,8 @@ FIXTURE_SETUP(bad)
 	ASSERT_EQ(0, mount_of(dir, fstype, sizeof(fstype), &dax));
 	ASSERT_STREQ(variant->fstype, fstype);
 	ASSERT_TRUE(dax);
+	/* the previous test's file is free for reuse once this commits */
+	sync();
 	self->fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));

@@ -94,6 +94,8 @@ FIXTURE_SETUP(ext4_pud)
 	ASSERT_TRUE(dax);
 	snprintf(self->path, sizeof(self->path), "%s/hugedax.ext4pud", dir);
 	unlink(self->path);
+	/* blocks of deleted files are reusable once the journal commits */
+	sync();
 	self->fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(1, file_is_dax(self->fd));

@@ -88,6 +88,7 @@ static int open_data_file(struct __test_metadata *_metadata, const char *dir)
 	if (fd >= 0)
 		close(fd);
 
+	sync();		/* see open_scratch() */
 	fd = open(data, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	EXPECT_LE(0, fd);
 	if (fd < 0)
@@ -162,12 +163,18 @@ static void map_one_pud(struct __test_metadata *_metadata,
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 }
 
-/* Open (create) the test's own file @name in the filesystem under test. */
+/*
+ * Open (create) the test's own file @name in the filesystem under test.
+ * sync() first: ext4 and xfs reuse the blocks of a file deleted by an
+ * earlier test (the aligned GiBs this one needs) only once the journal or
+ * log has committed the deletion.
+ */
 static int open_scratch(struct __test_metadata *_metadata,
 			FIXTURE_DATA(fs_pud) *self, const char *name)
 {
 	int fd;
 
+	sync();
 	snprintf(self->scratch, sizeof(self->scratch), "%s/%s", self->dir,
 		 name);
 	fd = open(self->scratch, O_RDWR | O_CREAT | O_TRUNC, 0644);
