@@ -87,6 +87,23 @@ static inline void expect_levels(struct __test_metadata *_metadata, const void *
 	EXPECT_EQ(0UL, sz.upper);
 }
 
+/*
+ * Read [p, p + 1 GiB) again, one word per 4 KiB: how many faults did that
+ * take?  0 if a PUD (or whatever mapped it) is still there.
+ */
+static inline long refault_count(struct __test_metadata *_metadata,
+				 const char *p, const char *what)
+{
+	struct fault_count fc;
+
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, SZ_1G, SZ_4K);
+	fault_end(&fc);
+	TH_LOG("%s: reading 1 GiB again took %ld faults", what,
+	       fc.min + fc.maj);
+	return fc.min + fc.maj;
+}
+
 /* Trace @events (NULL-terminated) of this process until stop_tracing(). */
 static inline void start_tracing(struct __test_metadata *_metadata,
 				 const char *const events[])

@@ -182,20 +182,6 @@ static int open_scratch(struct __test_metadata *_metadata,
 	return fd;
 }
 
-/* Read [p, p + 1 GiB) again: how many faults did that take? */
-static long refault_count(struct __test_metadata *_metadata, const char *p,
-			  const char *what)
-{
-	struct fault_count fc;
-
-	fault_begin(&fc, calibrate_minflt());
-	touch_read(p, SZ_1G, SZ_4K);
-	fault_end(&fc);
-	TH_LOG("%s: reading 1 GiB again took %ld faults", what,
-	       fc.min + fc.maj);
-	return fc.min + fc.maj;
-}
-
 static void expect_data(struct __test_metadata *_metadata, const char *p,
 			size_t len, uint64_t seed, off_t file_off)
 {

@@ -80,21 +80,6 @@ FIXTURE_TEARDOWN(devdax_pud)
 		close(self->fd);
 }
 
-/* Read the whole range again: how many faults did that take? */
-static long refault_count(struct __test_metadata *_metadata, const char *p,
-			  const char *what)
-{
-	struct fault_count fc;
-	long calib = calibrate_minflt();
-
-	fault_begin(&fc, calib);
-	touch_read(p, SZ_1G, SZ_4K);
-	fault_end(&fc);
-	TH_LOG("%s: reading 1 GiB again took %ld faults", what,
-	       fc.min + fc.maj);
-	return fc.min + fc.maj;
-}
-
 static void expect_data(struct __test_metadata *_metadata, const char *p,
 			uint64_t seed)
 {
