@@ -7,29 +7,9 @@
 set -euo pipefail
 patched=$1 stock=$2 outdir=$3
 here=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$outdir"
-bin=$(cd "$outdir/.." && pwd)/bin
 trouble=0
-for kernel in patched stock; do
-	dir=$outdir/$kernel
-	mkdir -p "$dir"
-	rm -rf "${dir:?}/bin" && cp -r "$bin" "$dir/bin"
-	image=$patched
-	[ "$kernel" = stock ] && image=$stock
-	start=$(date +%s)
-	"$here/scripts/run-guest.sh" "$image" "$here/guest/age-job.sh" "$dir" >/dev/null || true
-	echo "age: $kernel boot took $(($(date +%s) - start)) s"
-	tr -d '\r' < "$dir/console.log" > "$dir/console.txt"
-	grep -h '^age: ' "$dir/console.txt" | grep -v -e freefrag: -e freesp: || true
-	if ! grep -q '^hugedax-age: done' "$dir/console.txt"; then
-		echo "age: the $kernel guest did not finish (see $dir/console.log)"
-		trouble=1
-	fi
-	if grep -n -E 'WARNING: CPU|BUG:|Oops|bad pud|bad pmd' "$dir/console.txt"; then
-		echo "age: the $kernel kernel log shows trouble (see $dir/console.log)"
-		trouble=1
-	fi
-done
+"$here/scripts/boot-patched-and-stock.sh" age "$here/guest/age-job.sh" \
+	"$patched" "$stock" "$outdir" || trouble=1
 
 # "age-row: FS fill MiB faults pmd-ok pmd-fb pud-ok pud-fb pages 2M 1G KiB"
 # pages: "Ax1G+Bx2M+Cx4K" or "none"

@@ -7,30 +7,9 @@
 set -euo pipefail
 patched=$1 stock=$2 outdir=$3
 here=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$outdir"
-bin=$(cd "$outdir/.." && pwd)/bin
 trouble=0
-for kernel in patched stock; do
-	dir=$outdir/$kernel
-	mkdir -p "$dir"
-	rm -f "$dir/bench.csv" "$dir/console.log"
-	rm -rf "${dir:?}/bin" && cp -r "$bin" "$dir/bin"
-	image=$patched
-	[ "$kernel" = stock ] && image=$stock
-	start=$(date +%s)
-	"$here/scripts/run-guest.sh" "$image" \
-		"$here/guest/bench-job.sh" "$dir" >/dev/null || true
-	echo "bench: $kernel boot took $(($(date +%s) - start)) s"
-	tr -d '\r' < "$dir/console.log" > "$dir/console.txt"
-	grep -h '^bench: ' "$dir/console.txt" || true
-	if ! grep -q '^hugedax-bench: done' "$dir/console.txt"; then
-		echo "bench: the $kernel guest did not finish (see $dir/console.log)"
-		trouble=1
-	fi
-	if grep -n -E 'WARNING: CPU|BUG:|Oops|bad pud|bad pmd' "$dir/console.txt"; then
-		echo "bench: the $kernel kernel log shows trouble (see $dir/console.log)"
-		trouble=1
-	fi
-done
+rm -f "$outdir"/patched/bench.csv "$outdir"/stock/bench.csv
+"$here/scripts/boot-patched-and-stock.sh" bench "$here/guest/bench-job.sh" \
+	"$patched" "$stock" "$outdir" || trouble=1
 "$here/scripts/bench-report.sh" "$outdir"
 exit "$trouble"
