@@ -15,6 +15,9 @@ EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh "$here/setup-pmem.sh" mkfs
 HUGEDAX_DEVDAX=$(cut -d' ' -f2 /mnt/devdax-path)
 export HUGEDAX_DEVDAX
 set +e
+# tests that count refaults pause periodic writeback; put it back should
+# one die before its teardown
+writeback=$(cat /proc/sys/vm/dirty_writeback_centisecs)
 wanted() {
 	[ -z "$ONLY" ] && return 0
 	case " $ONLY " in *" $1 "*) return 0 ;; esac
@@ -39,8 +42,11 @@ for t in "$bin"/*_test; do
 		;;
 	esac
 	echo "hugedax-test: begin $name"
+	start=$(cut -d. -f1 /proc/uptime)
 	"$t"
-	echo "hugedax-test: end $name status $?"
+	rc=$?
+	echo "hugedax-test: end $name status $rc after $(($(cut -d. -f1 /proc/uptime) - start)) s"
+	echo "$writeback" > /proc/sys/vm/dirty_writeback_centisecs
 	# its 2 GiB data file would hold two of ext4's few free aligned GiBs
 	rm -f /mnt/ext4/hugedax.pud.*
 done

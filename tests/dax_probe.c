@@ -118,6 +118,34 @@ static int write_file(const char *path, const char *val)
 	return close(fd);
 }
 
+/* ---- periodic writeback ---- */
+
+#define DIRTY_WRITEBACK "/proc/sys/vm/dirty_writeback_centisecs"
+
+long writeback_pause(void)
+{
+	long old = -1;
+	FILE *f;
+
+	f = fopen(DIRTY_WRITEBACK, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &old) != 1)
+		old = -1;
+	fclose(f);
+	if (old < 0 || write_file(DIRTY_WRITEBACK, "0"))
+		return -1;
+	return old;
+}
+
+int writeback_resume(long centisecs)
+{
+	char val[32];
+
+	snprintf(val, sizeof(val), "%ld", centisecs);
+	return write_file(DIRTY_WRITEBACK, val);
+}
+
 /* ---- fs_dax tracepoints ---- */
 
 #define TRACE_INSTANCE	"hugedax"

@@ -35,6 +35,15 @@ long majflt_now(void);
  */
 long calibrate_minflt(void);
 
+/*
+ * The flusher's periodic writeback write-protects the mappings of dirty
+ * DAX entries (a PUD's by unmapping it) at a time of its own choosing.
+ * writeback_pause() stops it for tests that count refaults, returning the
+ * old interval (centiseconds, -1 on error) for writeback_resume().
+ */
+long writeback_pause(void);
+int writeback_resume(long centisecs);
+
 struct fault_count {
 	long min;	/* minor faults (after fault_end: delta minus calib) */
 	long maj;	/* major faults (after fault_end: delta) */

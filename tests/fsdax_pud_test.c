@@ -54,6 +54,7 @@ FIXTURE(fs_pud) {
 	size_t len;
 	char dir[128];
 	char scratch[256];	/* a test's own file, unlinked in teardown */
+	long writeback;		/* dirty_writeback_centisecs to restore */
 };
 
 FIXTURE_VARIANT(fs_pud) {
@@ -111,6 +112,7 @@ FIXTURE_SETUP(fs_pud)
 	self->fd = -1;
 	self->p = MAP_FAILED;
 	self->scratch[0] = 0;
+	self->writeback = -1;
 	snprintf(self->dir, sizeof(self->dir), "%s",
 		 env_or(variant->env, variant->dir));
 	if (geteuid())
@@ -120,10 +122,22 @@ FIXTURE_SETUP(fs_pud)
 	ASSERT_TRUE(dax);
 	self->fd = open_data_file(_metadata, self->dir);
 	ASSERT_LE(0, self->fd);
+	/*
+	 * The tests count the faults a re-read takes after an operation on
+	 * a mapped PUD.  Writeback of the entries an earlier test dirtied
+	 * would unmap the PUD at a moment of the flusher's choosing: clean
+	 * the file now and hold periodic writeback off until teardown
+	 * (msync_then_access_refaults_once covers writeback itself).
+	 */
+	ASSERT_EQ(0, fsync(self->fd));
+	self->writeback = writeback_pause();
+	ASSERT_LE(0, self->writeback);
 }
 
 FIXTURE_TEARDOWN(fs_pud)
 {
+	if (self->writeback >= 0)
+		writeback_resume(self->writeback);
 	if (self->p != MAP_FAILED)
 		munmap(self->p, self->len);
 	if (self->fd >= 0)
