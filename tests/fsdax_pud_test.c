@@ -470,24 +470,49 @@ TEST_F_TIMEOUT(fs_pud, madv_dontneed_4k_refaults_pud, TIMEOUT_LONG)
 }
 
 /*
- * msync() writes back a PUD entry by unmapping the PUD (it cannot be
- * write-protected in place): the next access faults once, data intact.
+ * msync() writes back a PUD entry and write-protects the PUD in place: a
+ * read afterwards takes no fault, a write one fault (at PUD level), which
+ * dirties the entry again, so the next msync() writes it back again and
+ * one after that, with nothing written in between, does not.
  */
-TEST_F_TIMEOUT(fs_pud, msync_then_access_refaults_once, TIMEOUT_LONG)
+TEST_F_TIMEOUT(fs_pud, msync_write_protects_pud, TIMEOUT_LONG)
 {
+	static const char *const wb_events[] = {
+		"fs_dax/dax_writeback_one",
+		NULL,
+	};
+	uint64_t seed = new_seed();
 	struct fault_count fc;
 
 	RETURN_IF_SKIPPED();
 	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
 	touch_write(self->p, SZ_1G, SZ_4K, FILE_SEED, 0);
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	start_tracing(_metadata, wb_events);
 	ASSERT_EQ(0, msync(self->p, SZ_1G, MS_SYNC));
-
-	fault_begin(&fc, calibrate_minflt());
-	touch_write(self->p, SZ_1G, SZ_4K, FILE_SEED, 0);
-	fault_end(&fc);
-	expect_faults(_metadata, "write after msync", &fc, 1);
+	stop_tracing(_metadata);
+	EXPECT_EQ(1L, trace_count("dax_writeback_one", NULL));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, refault_count(_metadata, self->p, "read after msync"));
+
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true,
+		     seed, 0);
+	expect_faults(_metadata, "write after msync", &fc, 1);
+	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", NULL));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+
+	start_tracing(_metadata, wb_events);
+	ASSERT_EQ(0, msync(self->p, SZ_1G, MS_SYNC));
+	stop_tracing(_metadata);
+	EXPECT_EQ(1L, trace_count("dax_writeback_one", NULL));
+	start_tracing(_metadata, wb_events);
+	ASSERT_EQ(0, msync(self->p, SZ_1G, MS_SYNC));
+	stop_tracing(_metadata);
+	EXPECT_EQ(0L, trace_count("dax_writeback_one", NULL));
+
+	expect_data(_metadata, self->p, SZ_1G, seed, 0);
+	ASSERT_EQ(0, write_file_pattern(self->fd, 0, SZ_1G, FILE_SEED));
 	expect_file_data(_metadata, self->fd, FILE_SEED);
 }
 
