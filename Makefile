@@ -63,11 +63,10 @@ bench: kernel testbin
 	scripts/run-bench.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/bench
 
 # page sizes of new DAX files on aged file systems, patched against stock
-# (no times measured: the stock kernel builds beside the patched guest)
 .PHONY: age
 age: kernel testbin
-	STOCK_BUILD="$(MAKE) -s kernel STOCK=1" scripts/run-age.sh $(KERNEL) \
-		$(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/age
+	$(MAKE) kernel STOCK=1
+	scripts/run-age.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/age
 
 # seeded model-based mmap stress on ext2, ext4, xfs, device-dax (SEEDS, OPS)
 stress: kernel testbin

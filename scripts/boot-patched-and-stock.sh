@@ -6,29 +6,13 @@
 # print "hugedax-TAG: done", or a kernel log with a warning, is reported
 # and makes the exit status 1.
 # usage: boot-patched-and-stock.sh TAG JOB PATCHED_BZIMAGE STOCK_BZIMAGE OUTDIR
-# environment: STOCK_BUILD, a command that builds STOCK_BZIMAGE: it runs at
-# nice 19 while the patched guest runs (the guest keeps the CPU it needs;
-# the build takes what is left), and the stock boot waits for it
 set -euo pipefail
 tag=$1 job=$2 patched=$3 stock=$4 outdir=$5
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$outdir"
 bin=$(cd "$outdir/.." && pwd)/bin
 trouble=0
-build_pid=
-if [ -n "${STOCK_BUILD:-}" ]; then
-	nice -n 19 sh -c "$STOCK_BUILD" > "$outdir/stock-build.log" 2>&1 &
-	build_pid=$!
-fi
 for kernel in patched stock; do
-	if [ "$kernel" = stock ] && [ -n "$build_pid" ]; then
-		start=$(date +%s)
-		wait "$build_pid" || {
-			echo "$tag: building the stock kernel failed (see $outdir/stock-build.log)"
-			exit 1
-		}
-		echo "$tag: waited $(($(date +%s) - start)) s for the stock kernel build"
-	fi
 	dir=$outdir/$kernel
 	mkdir -p "$dir"
 	rm -f "$dir/console.log"
