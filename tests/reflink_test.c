@@ -15,7 +15,9 @@
  * sized with ftruncate() and written through a MAP_SHARED mapping (write
  * faults into a sparse file), msync()ed and cloned.  A mapping of the clone
  * is read (read faults on shared blocks), then written one word per 64 KiB
- * (write faults on shared blocks: copy on write), msync()ed.  The clone must
+ * (write faults on shared blocks: copy on write, of 4 KiB whatever the
+ * mapping's page size: FIEMAP and the page table dump check it), msync()ed.
+ * The clone must
  * read the source's data where it was not written and the new data where it
  * was; the source must be unchanged; both after a remount too.  The page
  * sizes of the source mapping are checked with the page table dump and
@@ -34,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/falloc.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -79,6 +82,43 @@ static int remount(const char *dir)
 	if (umount(dir))
 		return -1;
 	return mount(dev, dir, "xfs", 0, "dax");
+}
+
+/* Bytes of [0, len) of @fd in extents not marked shared (FIEMAP), or -1. */
+static long long unshared_bytes(int fd, off_t len)
+{
+	enum { NR = 256 };
+	struct fiemap *fm = calloc(1, sizeof(*fm) +
+				   NR * sizeof(struct fiemap_extent));
+	long long total = 0;
+	off_t pos = 0;
+	unsigned int i;
+
+	if (!fm)
+		return -1;
+	while (pos < len) {
+		fm->fm_start = pos;
+		fm->fm_length = len - pos;
+		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = NR;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+			free(fm);
+			return -1;
+		}
+		if (!fm->fm_mapped_extents)
+			break;
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			struct fiemap_extent *fe = &fm->fm_extents[i];
+
+			if (!(fe->fe_flags & FIEMAP_EXTENT_SHARED))
+				total += fe->fe_length;
+			pos = fe->fe_logical + fe->fe_length;
+			if (fe->fe_flags & FIEMAP_EXTENT_LAST)
+				pos = len;
+		}
+	}
+	free(fm);
+	return total;
 }
 
 /* Is every byte of [off, off + len) of @fd zero? */
@@ -426,11 +466,24 @@ TEST_F_TIMEOUT(reflink_map, write_clone_through_mapping, TIMEOUT_LONG)
 	ASSERT_EQ(0, ptdump_levels((unsigned long)self->p, size, &sz));
 	ptdump_describe(desc, sizeof(desc), &sz, 1);
 	TH_LOG("clone after reading: %s", desc);
+	EXPECT_EQ(0LL, unshared_bytes(self->dfd, size));
 	touch_write(self->p, size, COW_STEP, seed2, 0);
 	ASSERT_EQ(0, msync(self->p, size, MS_SYNC));
 	ASSERT_EQ(0, ptdump_levels((unsigned long)self->p, size, &sz));
 	ptdump_describe(desc, sizeof(desc), &sz, 1);
 	TH_LOG("clone after writing every 64 KiB: %s", desc);
+	/*
+	 * Copy on write 4 KiB at a time, whatever the mapping: each store
+	 * copied one page (FIEMAP: only those pages left the shared extents)
+	 * and maps it with a PTE (page table dump: no huge entry is left over
+	 * the written range, which would map shared blocks writable; with
+	 * 4 KiB pages, the pages read before stay mapped).
+	 */
+	EXPECT_EQ((long long)(size / COW_STEP * SZ_4K),
+		  unshared_bytes(self->dfd, size));
+	EXPECT_EQ(variant->pte ? size : size / COW_STEP * SZ_4K, sz.pte);
+	EXPECT_EQ(0UL, sz.pmd);
+	EXPECT_EQ(0UL, sz.pud);
 	check_clone(_metadata, self->dfd, size, self->seed, seed2);
 	EXPECT_EQ(0, check_file_pattern(self->sfd, 0, size, SZ_4K, self->seed,
 					&fbad))
