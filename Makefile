@@ -72,6 +72,12 @@ age: kernel testbin
 stress: kernel testbin
 	scripts/run-stress.sh $(KERNEL) $(OUT)/stress
 
+# processes and threads racing on the same DAX files, under multi-threaded
+# TCG (RACE_MINUTES per target, SEED, RACE_FS; see scripts/run-race.sh)
+.PHONY: race
+race: kernel testbin
+	scripts/run-race.sh $(KERNEL) $(OUT)/race
+
 # Debian's stress-ng and fio, with verification, on the DAX mounts
 .PHONY: tools-stress
 tools-stress: kernel

@@ -15,12 +15,20 @@
 #                  memmap=4G!… e820 range in RAM, for tools that want it
 #   TIMEOUT        seconds before the guest is killed (default 1800)
 #   CPU            QEMU -cpu model under TCG (default max; it has pdpe1gb)
+#   SMP            guest CPUs (default 2)
+#   MTTCG=1        multi-threaded TCG (-accel tcg,thread=multi): the vCPUs
+#                  really run in parallel; default single-threaded. Keep
+#                  tracepoints, kprobes and ftrace off in such a boot: a
+#                  guest died in an int3 trap once when enabling tracepoints
+#                  patched kernel text under MTTCG
 #   FRESH_PMEM=1   recreate the backing files (all data lost)
 set -euo pipefail
 kernel=$1 job=$2 outdir=$3
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${HUGEDAX_CACHE:-$HOME/.cache/hugedax}
 accel=${ACCEL:-tcg} pmem_mode=${PMEM:-nvdimm} timeout=${TIMEOUT:-1800}
+smp=${SMP:-2} tcg_thread=single
+[ "${MTTCG:-0}" = 1 ] && tcg_thread=multi
 pmemdir=$cache/pmem
 
 # name:size of each DIMM, in slot order; the guest's setup-pmem.sh knows them
@@ -66,13 +74,13 @@ mem=$ram
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu "${CPU:-host}")
 else
-	accel_args=(-accel "tcg,thread=single" -cpu "${CPU:-max}")
+	accel_args=(-accel "tcg,thread=$tcg_thread" -cpu "${CPU:-max}")
 fi
 
-echo "run-guest: booting $kernel ($accel, $pmem_mode), job $job" >&2
+echo "run-guest: booting $kernel ($accel, $pmem_mode, $smp CPUs), job $job" >&2
 set +e
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-	-machine "$machine" "${accel_args[@]}" -smp 2 \
+	-machine "$machine" "${accel_args[@]}" -smp "$smp" \
 	-m "$mem" \
 	"${args[@]}" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
