@@ -57,8 +57,8 @@
  * environment (the options win): RACE_SEED (default: from the clock),
  * RACE_SECONDS per target (default 60), RACE_ROUND (30), RACE_PROCS (4),
  * RACE_THREADS (2), RACE_FS ("ext4 xfs devdax"; negative_control runs on
- * ext4 when "ext4" or "negative_control" is listed), RACE_SLACK_MB (512; 0:
- * no filler, no space budget), HUGEDAX_EXT4, HUGEDAX_XFS, HUGEDAX_DEVDAX;
+ * ext4 when "ext4" or "negative_control" is listed), RACE_SLACK_MB (512,
+ * 1536 on xfs; 0: no filler, no space budget), HUGEDAX_EXT4, HUGEDAX_XFS, HUGEDAX_DEVDAX;
  * RACE_NODAX=1 takes any directory (a smoke test of the checker on the
  * host: RACE_NODAX=1 RACE_SLACK_MB=0 HUGEDAX_EXT4=/tmp/d race_stress -f ext4).
  */
@@ -188,6 +188,7 @@ struct model {
 	int keep_gib;		/* truncates stay above 1 GiB 7 times in 8 */
 	char path[256];
 	uint32_t page[NPAGES];
+	uint8_t last[NPAGES];	/* the operation that last set the page */
 };
 
 struct victim {
@@ -209,7 +210,7 @@ struct clone {
 };
 
 struct rec {
-	int kind, owner, pid, round;
+	int kind, owner, pid, round, lastop;
 	uint64_t off, got, want;
 	const char *what;
 };
@@ -242,6 +243,7 @@ static struct {
 } opt;
 
 static struct shared *sh;
+static uint64_t slack;	/* free space a round starts with, this target */
 
 /* ---- per process: file descriptors and mappings ---- */
 
@@ -265,6 +267,8 @@ struct thr {
 	int proc, idx;
 };
 
+static __thread int t_op = NOPS;		/* what this thread does now */
+static __thread int t_lastop = -1;	/* for the next violation() */
 static __thread sigjmp_buf g_jmp;
 static __thread volatile sig_atomic_t g_armed;
 static __thread volatile uintptr_t g_addr;
@@ -323,7 +327,9 @@ static void violation(enum vkind kind, int owner, uint64_t off, uint64_t got,
 	if (n < MAXREC)
 		sh->rec[n] = (struct rec){ .kind = kind, .owner = owner,
 			.pid = getpid(), .round = sh->round, .off = off,
-			.got = got, .want = want, .what = what };
+			.got = got, .want = want, .what = what,
+			.lastop = t_lastop };
+	t_lastop = -1;
 }
 
 static int reserve(uint64_t n)
@@ -420,7 +426,7 @@ static uint64_t check_mem(const uint8_t *p, uint64_t off, uint64_t len,
 {
 	uint64_t x, i, got, want, key, tag, nbad = 0, n = 0;
 	uint64_t bad_off = 0, bad_got = 0, bad_want = 0;
-	int victim = 0;
+	int victim = 0, k;
 	uint32_t v;
 
 	for (x = 0; x < len; x += PAGE) {
@@ -446,6 +452,9 @@ static uint64_t check_mem(const uint8_t *p, uint64_t off, uint64_t len,
 		}
 	}
 	add(C_WORDS_CHECKED, n);
+	for (k = 0; nbad && k < NFILES; k++)
+		if (model == sh->m[k].page)
+			t_lastop = sh->m[k].last[(bad_off - base) / PAGE];
 	if (nbad)
 		violation(victim ? V_VICTIM_READ : kind, owner, bad_off,
 			  bad_got, bad_want, what);
@@ -564,8 +573,10 @@ static void model_set(struct model *m, uint64_t off, uint64_t len, uint32_t v)
 {
 	uint64_t x;
 
-	for (x = off; x < off + len; x += PAGE)
+	for (x = off; x < off + len; x += PAGE) {
 		m->page[x / PAGE] = v;
+		m->last[x / PAGE] = t_op;
+	}
 }
 
 /* a random length in pages, mostly small (the emulation is slow) */
@@ -792,7 +803,7 @@ static void make_victim(struct thr *t, uint64_t freed)
  * After a truncate or punch freed @len bytes of file f (zones still
  * locked): commit it (ext4 and xfs reuse freed blocks only after the
  * journal commits), then allocate and fill a victim.  Space: a round
- * starts with opt.slack free; victims and clones reserve theirs from
+ * starts with slack free; victims and clones reserve theirs from
  * sh->budget; whatever refills a hole (writes, fallocate, truncate up)
  * takes no more than punches and truncates freed, and that is committed
  * here before anyone can take the zone lock again.
@@ -1080,7 +1091,9 @@ static void op_punch(struct thr *t)
 		goto out;
 	fiemap_walk(fds[f], off, l, note_freed, NULL);
 	if (fallocate(fds[f], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, l)) {
-		violation(V_ERROR, m->owner, off, errno, l, "punch");
+		model_set(m, off, l, V_UNKNOWN);	/* maybe half done */
+		if (!out_of_space(-1, 0, errno))
+			violation(V_ERROR, m->owner, off, errno, l, "punch");
 		goto out;
 	}
 	model_set(m, off, l, V_ZERO);
@@ -1107,6 +1120,9 @@ static void op_falloc(struct thr *t)
 	mode = zero ? FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE :
 	       below(t, 2) ? FALLOC_FL_KEEP_SIZE : 0;
 	if (fallocate(fds[f], mode, off, l)) {
+		/* a zero range may have punched before it failed */
+		if (zero)
+			model_set(m, off, l, V_UNKNOWN);
 		if (errno == EOPNOTSUPP)
 			add(C_FALLOC_UNSUPPORTED, 1);
 		else if (!out_of_space(-1, 0, errno))
@@ -1502,6 +1518,7 @@ static void *thread_main(void *arg)
 	}
 	while (!sh->stop) {
 		op = pick_op(t);
+		t_op = op;
 		do_op(t, op);
 		__atomic_add_fetch(&sh->ops[op], 1, __ATOMIC_RELAXED);
 	}
@@ -1637,7 +1654,7 @@ static int make_data_file(int f)
 }
 
 /*
- * Fill the file system up to opt.slack of free space, so that the blocks a
+ * Fill the file system up to slack of free space, so that the blocks a
  * punch or truncate frees are where new files go.  Statfs counts space the
  * file system keeps for itself (xfs), so allocate until ENOSPC if need be
  * and give the slack back.
@@ -1652,12 +1669,12 @@ static void make_filler(struct target *tg)
 	snprintf(path, sizeof(path), "%s/race.filler", tg->path);
 	unlink(path);
 	sync_dir();
-	if (!opt.slack || statvfs(tg->path, &st))
+	if (!slack || statvfs(tg->path, &st))
 		return;
 	freeb = (uint64_t)st.f_bfree * st.f_frsize;
-	if (freeb <= opt.slack + SZ_1G / 4)
+	if (freeb <= slack + SZ_1G / 4)
 		return;
-	want = (freeb - opt.slack) & ~(SZ_2M - 1);
+	want = (freeb - slack) & ~(SZ_2M - 1);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return;
@@ -1674,7 +1691,7 @@ static void make_filler(struct target *tg)
 
 		if (!fstat(fd, &sb)) {
 			done = (uint64_t)sb.st_blocks * 512;
-			if (ftruncate(fd, done > opt.slack ? (done - opt.slack) &
+			if (ftruncate(fd, done > slack ? (done - slack) &
 				      ~(SZ_2M - 1) : 0))
 				printf("# filler: ftruncate: %s\n", strerror(errno));
 		}
@@ -1980,9 +1997,12 @@ static void print_recs(uint64_t from)
 
 	for (i = from; i < min64(sh->nrec, MAXREC); i++) {
 		r = &sh->rec[i];
-		printf("# VIOLATION seed %" PRIu64 " round %d pid %d: %s: %s, owner %#x, offset %#" PRIx64 ", got %#" PRIx64 ", want %#" PRIx64 "\n",
+		printf("# VIOLATION seed %" PRIu64 " round %d pid %d: %s: %s, owner %#x, offset %#" PRIx64 ", got %#" PRIx64 ", want %#" PRIx64 "%s%s\n",
 		       sh->seed, r->round, r->pid, vkind_names[r->kind], r->what,
-		       r->owner, r->off, r->got, r->want);
+		       r->owner, r->off, r->got, r->want,
+		       r->lastop >= 0 ? ", page last set by " : "",
+		       r->lastop < 0 ? "" : r->lastop < NOPS ?
+		       op_names[r->lastop] : "the coordinator");
 	}
 }
 
@@ -2222,10 +2242,16 @@ static void run_target(struct __test_metadata *_metadata, const char *name,
 	}
 	ASSERT_EQ(0, posix_memalign((void **)&buf, PAGE, IOMAX));
 	ct.buf = buf;
+	/*
+	 * xfs needs more: it keeps per-AG reservations that statfs counts
+	 * as free, and it places DAX data of a hole in aligned 2 MiB pieces
+	 */
+	slack = opt.slack != UINT64_MAX ? opt.slack :
+		strcmp(tg.fstype, "xfs") ? 512 * SZ_1M : 1536 * SZ_1M;
 	printf("# race %s on %s (%s): seed %" PRIu64 ", %d s in rounds of %d s, %d processes x %d threads, free space left %" PRIu64 " MiB\n",
 	       name, path, devdax ? "device-dax" : tg.fstype, opt.seed,
 	       negative ? 10 : opt.seconds, negative ? 10 : opt.round,
-	       opt.procs, opt.threads, opt.slack >> 20);
+	       opt.procs, opt.threads, slack >> 20);
 	t0 = now();
 	ASSERT_EQ(0, setup_target(_metadata, &tg, size));
 	if (!devdax)
@@ -2236,11 +2262,17 @@ static void run_target(struct __test_metadata *_metadata, const char *name,
 		t_round = min64(opt.round, (uint64_t)max64(t_end - now(), 5));
 		if (negative)
 			t_round = 10;
-		/* a fresh first GiB when punches or truncates broke it up */
-		if (!devdax && sh->round && !first_gib_intact(coord_fd[0]))
+		/*
+		 * a fresh first GiB when punches or truncates broke it up
+		 * (with the space of the last round's filler back)
+		 */
+		if (!devdax && sh->round && !first_gib_intact(coord_fd[0])) {
+			snprintf(why, sizeof(why), "%s/race.filler", tg.path);
+			unlink(why);
 			make_data_file(0);
-		sh->budget = !opt.slack ? UINT64_MAX / 2 :
-			     opt.slack > SPACE_MARGIN ? opt.slack - SPACE_MARGIN : 0;
+		}
+		sh->budget = !slack ? UINT64_MAX / 2 :
+			     slack > SPACE_MARGIN ? slack - SPACE_MARGIN : 0;
 		sh->nvictims = sh->nfreed = sh->nsamples = 0;
 		if (!devdax)
 			make_filler(&tg);
@@ -2408,7 +2440,8 @@ int main(int argc, char **argv)
 	opt.round = env_long("RACE_ROUND", 30);
 	opt.procs = env_long("RACE_PROCS", 4);
 	opt.threads = env_long("RACE_THREADS", 2);
-	opt.slack = env_long("RACE_SLACK_MB", 512) * SZ_1M;
+	opt.slack = env_long("RACE_SLACK_MB", -1);
+	opt.slack = (int64_t)opt.slack < 0 ? UINT64_MAX : opt.slack * SZ_1M;
 	opt.targets = env_or("RACE_FS", "ext4 xfs devdax");
 	while ((c = getopt(argc, argv, "s:d:r:p:t:f:")) != -1) {
 		switch (c) {
