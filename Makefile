@@ -83,6 +83,12 @@ race: kernel testbin
 tools-stress: kernel
 	scripts/run-tools-stress.sh $(KERNEL) $(OUT)/tools-stress
 
+# interrupts-off time of PMD and PUD faults and invalidations (DEBUG=1:
+# its kernel has the irqsoff tracer)
+.PHONY: irqsoff
+irqsoff: kernel testbin
+	scripts/run-irqsoff.sh $(KERNEL) $(OUT)/irqsoff
+
 # write through huge mappings, reset the guest, check every byte next boot
 persist: kernel testbin
 	scripts/run-persist.sh $(KERNEL) $(OUT)/persist
