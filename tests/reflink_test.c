@@ -170,80 +170,100 @@ static int file_bytes_match(int fd, off_t off, size_t len, uint64_t seed,
 	return ret;
 }
 
-FIXTURE(reflink) {
+/* A source and a clone target on the xfs mount, and a seed per run. */
+struct pair {
 	char dir[128];
 	char src[256], dst[256];
 	int sfd, dfd;
 	uint64_t seed;
 };
 
-FIXTURE_SETUP(reflink)
+/*
+ * Make both files empty and check that they can be reflinked: 0, or 1 if
+ * the file system cannot (the caller skips).
+ */
+static int pair_setup(struct __test_metadata *_metadata, struct pair *pr,
+		      const char *tag)
 {
 	char fstype[32];
 	int dax = 0, ret;
 
-	self->sfd = self->dfd = -1;
-	snprintf(self->dir, sizeof(self->dir), "%s",
+	pr->sfd = pr->dfd = -1;
+	snprintf(pr->dir, sizeof(pr->dir), "%s",
 		 env_or("HUGEDAX_XFS", "/mnt/xfs"));
-	snprintf(self->src, sizeof(self->src), "%s/hugedax.reflink.src",
-		 self->dir);
-	snprintf(self->dst, sizeof(self->dst), "%s/hugedax.reflink.dst",
-		 self->dir);
-	self->seed = new_seed();
-	if (geteuid())
-		SKIP(return, "needs root");
-	ASSERT_EQ(0, mount_of(self->dir, fstype, sizeof(fstype), &dax));
+	snprintf(pr->src, sizeof(pr->src), "%s/hugedax.%s.src", pr->dir, tag);
+	snprintf(pr->dst, sizeof(pr->dst), "%s/hugedax.%s.dst", pr->dir, tag);
+	pr->seed = new_seed();
+	ASSERT_EQ(0, mount_of(pr->dir, fstype, sizeof(fstype), &dax));
 	ASSERT_STREQ("xfs", fstype);
 	ASSERT_TRUE(dax);
-	unlink(self->src);
-	unlink(self->dst);
+	unlink(pr->src);
+	unlink(pr->dst);
 	sync();		/* freed aligned space is reusable once committed */
-	self->sfd = open(self->src, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	ASSERT_LE(0, self->sfd);
-	self->dfd = open(self->dst, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	ASSERT_LE(0, self->dfd);
-	ASSERT_EQ(1, file_is_dax(self->sfd));
+	pr->sfd = open(pr->src, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, pr->sfd);
+	pr->dfd = open(pr->dst, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, pr->dfd);
+	ASSERT_EQ(1, file_is_dax(pr->sfd));
 	/* an empty clone tells whether the file system can reflink at all */
-	ret = ioctl(self->dfd, FICLONE, self->sfd);
+	ret = ioctl(pr->dfd, FICLONE, pr->sfd);
 	if (ret && (errno == EOPNOTSUPP || errno == EINVAL))
-		SKIP(return, "no reflink on %s (mkfs.xfs -m reflink=0?)",
-		     self->dir);
+		return 1;
 	ASSERT_EQ(0, ret);
+	return 0;
+}
+
+static void pair_teardown(struct pair *pr)
+{
+	if (pr->sfd >= 0)
+		close(pr->sfd);
+	if (pr->dfd >= 0)
+		close(pr->dfd);
+	unlink(pr->src);
+	unlink(pr->dst);
+}
+
+FIXTURE(reflink) {
+	struct pair pr;
+};
+
+FIXTURE_SETUP(reflink)
+{
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (pair_setup(_metadata, &self->pr, "reflink"))
+		SKIP(return, "no reflink on %s (mkfs.xfs -m reflink=0?)",
+		     self->pr.dir);
 }
 
 FIXTURE_TEARDOWN(reflink)
 {
-	if (self->sfd >= 0)
-		close(self->sfd);
-	if (self->dfd >= 0)
-		close(self->dfd);
-	unlink(self->src);
-	unlink(self->dst);
+	pair_teardown(&self->pr);
 }
 
 /* Make the source, SMALL_SIZE of pattern, and clone it whole. */
 static void clone_small(struct __test_metadata *_metadata,
 			FIXTURE_DATA(reflink) *self)
 {
-	ASSERT_EQ(0, write_file_pattern(self->sfd, 0, SMALL_SIZE, self->seed));
-	ASSERT_EQ(0, fsync(self->sfd));
-	ASSERT_EQ(0, ioctl(self->dfd, FICLONE, self->sfd));
+	ASSERT_EQ(0, write_file_pattern(self->pr.sfd, 0, SMALL_SIZE, self->pr.seed));
+	ASSERT_EQ(0, fsync(self->pr.sfd));
+	ASSERT_EQ(0, ioctl(self->pr.dfd, FICLONE, self->pr.sfd));
 }
 
 /* Reopen both files after a remount. */
 static void remount_and_reopen(struct __test_metadata *_metadata,
 			       FIXTURE_DATA(reflink) *self)
 {
-	close(self->sfd);
-	close(self->dfd);
-	self->sfd = self->dfd = -1;
-	ASSERT_EQ(0, remount(self->dir)) {
-		TH_LOG("remount %s: %s", self->dir, strerror(errno));
+	close(self->pr.sfd);
+	close(self->pr.dfd);
+	self->pr.sfd = self->pr.dfd = -1;
+	ASSERT_EQ(0, remount(self->pr.dir)) {
+		TH_LOG("remount %s: %s", self->pr.dir, strerror(errno));
 	}
-	self->sfd = open(self->src, O_RDWR);
-	ASSERT_LE(0, self->sfd);
-	self->dfd = open(self->dst, O_RDWR);
-	ASSERT_LE(0, self->dfd);
+	self->pr.sfd = open(self->pr.src, O_RDWR);
+	ASSERT_LE(0, self->pr.sfd);
+	self->pr.dfd = open(self->pr.dst, O_RDWR);
+	ASSERT_LE(0, self->pr.dfd);
 }
 
 /*
@@ -256,18 +276,18 @@ static void check_zeroed(struct __test_metadata *_metadata,
 {
 	off_t bad = -1;
 
-	EXPECT_EQ(0, file_bytes_match(self->dfd, 0, zoff, self->seed, &bad))
+	EXPECT_EQ(0, file_bytes_match(self->pr.dfd, 0, zoff, self->pr.seed, &bad))
 		TH_LOG("clone: head differs from the source at %#lx", (long)bad);
 	bad = -1;
-	EXPECT_EQ(0, file_range_zero(self->dfd, zoff, zlen, &bad))
+	EXPECT_EQ(0, file_range_zero(self->pr.dfd, zoff, zlen, &bad))
 		TH_LOG("clone: byte %#lx of the zeroed range %#lx+%#zx is not zero (stale shared data)",
 		       (long)bad, (long)zoff, zlen);
 	bad = -1;
-	EXPECT_EQ(0, file_bytes_match(self->dfd, zoff + zlen,
-				      size - (zoff + zlen), self->seed, &bad))
+	EXPECT_EQ(0, file_bytes_match(self->pr.dfd, zoff + zlen,
+				      size - (zoff + zlen), self->pr.seed, &bad))
 		TH_LOG("clone: tail differs from the source at %#lx", (long)bad);
 	bad = -1;
-	EXPECT_EQ(0, file_bytes_match(self->sfd, 0, SMALL_SIZE, self->seed,
+	EXPECT_EQ(0, file_bytes_match(self->pr.sfd, 0, SMALL_SIZE, self->pr.seed,
 				      &bad))
 		TH_LOG("source changed at %#lx", (long)bad);
 }
@@ -280,7 +300,7 @@ TEST_F(reflink, punch_partial_blocks)
 
 	RETURN_IF_SKIPPED();
 	clone_small(_metadata, self);
-	ASSERT_EQ(0, fallocate(self->dfd, FALLOC_FL_PUNCH_HOLE |
+	ASSERT_EQ(0, fallocate(self->pr.dfd, FALLOC_FL_PUNCH_HOLE |
 			       FALLOC_FL_KEEP_SIZE, off, len));
 	check_zeroed(_metadata, self, off, len, SMALL_SIZE);
 	remount_and_reopen(_metadata, self);
@@ -294,7 +314,7 @@ TEST_F(reflink, zero_range_partial_blocks)
 
 	RETURN_IF_SKIPPED();
 	clone_small(_metadata, self);
-	ASSERT_EQ(0, fallocate(self->dfd, FALLOC_FL_ZERO_RANGE, off, len));
+	ASSERT_EQ(0, fallocate(self->pr.dfd, FALLOC_FL_ZERO_RANGE, off, len));
 	check_zeroed(_metadata, self, off, len, SMALL_SIZE);
 	remount_and_reopen(_metadata, self);
 	check_zeroed(_metadata, self, off, len, SMALL_SIZE);
@@ -307,8 +327,8 @@ TEST_F(reflink, truncate_into_shared_block)
 
 	RETURN_IF_SKIPPED();
 	clone_small(_metadata, self);
-	ASSERT_EQ(0, ftruncate(self->dfd, eof));
-	ASSERT_EQ(0, ftruncate(self->dfd, SMALL_SIZE));
+	ASSERT_EQ(0, ftruncate(self->pr.dfd, eof));
+	ASSERT_EQ(0, ftruncate(self->pr.dfd, SMALL_SIZE));
 	check_zeroed(_metadata, self, eof, SMALL_SIZE - eof, SMALL_SIZE);
 	remount_and_reopen(_metadata, self);
 	check_zeroed(_metadata, self, eof, SMALL_SIZE - eof, SMALL_SIZE);
@@ -324,20 +344,17 @@ TEST_F(reflink, control_untouched_clone_is_not_zero)
 
 	RETURN_IF_SKIPPED();
 	clone_small(_metadata, self);
-	EXPECT_EQ(-1, file_range_zero(self->dfd, 0x27b2, 0x100, &bad));
+	EXPECT_EQ(-1, file_range_zero(self->pr.dfd, 0x27b2, 0x100, &bad));
 	EXPECT_EQ(0x27b2, bad);
-	EXPECT_EQ(0, file_bytes_match(self->dfd, 0, SMALL_SIZE, self->seed,
+	EXPECT_EQ(0, file_bytes_match(self->pr.dfd, 0, SMALL_SIZE, self->pr.seed,
 				      &bad));
-	EXPECT_EQ(-1, file_bytes_match(self->dfd, 0, SMALL_SIZE,
-				       self->seed + 1, &bad));
+	EXPECT_EQ(-1, file_bytes_match(self->pr.dfd, 0, SMALL_SIZE,
+				       self->pr.seed + 1, &bad));
 }
 
 /* Mapped clones at each page size. */
 FIXTURE(reflink_map) {
-	char dir[128];
-	char src[256], dst[256];
-	int sfd, dfd;
-	uint64_t seed;
+	struct pair pr;
 	char *p;
 	long writeback;
 };
@@ -362,35 +379,12 @@ FIXTURE_VARIANT_ADD(reflink_map, pud) {
 
 FIXTURE_SETUP(reflink_map)
 {
-	char fstype[32];
-	int dax = 0, ret;
-
-	self->sfd = self->dfd = -1;
 	self->p = MAP_FAILED;
 	self->writeback = -1;
-	snprintf(self->dir, sizeof(self->dir), "%s",
-		 env_or("HUGEDAX_XFS", "/mnt/xfs"));
-	snprintf(self->src, sizeof(self->src), "%s/hugedax.reflink.msrc",
-		 self->dir);
-	snprintf(self->dst, sizeof(self->dst), "%s/hugedax.reflink.mdst",
-		 self->dir);
-	self->seed = new_seed();
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, mount_of(self->dir, fstype, sizeof(fstype), &dax));
-	ASSERT_STREQ("xfs", fstype);
-	ASSERT_TRUE(dax);
-	unlink(self->src);
-	unlink(self->dst);
-	sync();
-	self->sfd = open(self->src, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	ASSERT_LE(0, self->sfd);
-	self->dfd = open(self->dst, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	ASSERT_LE(0, self->dfd);
-	ret = ioctl(self->dfd, FICLONE, self->sfd);
-	if (ret && (errno == EOPNOTSUPP || errno == EINVAL))
-		SKIP(return, "no reflink on %s", self->dir);
-	ASSERT_EQ(0, ret);
+	if (pair_setup(_metadata, &self->pr, "reflink_map"))
+		SKIP(return, "no reflink on %s", self->pr.dir);
 	/* the flusher must not write-protect mappings behind our back */
 	self->writeback = writeback_pause();
 	ASSERT_LE(0, self->writeback);
@@ -402,12 +396,7 @@ FIXTURE_TEARDOWN(reflink_map)
 		munmap(self->p, variant->size);
 	if (self->writeback >= 0)
 		writeback_resume(self->writeback);
-	if (self->sfd >= 0)
-		close(self->sfd);
-	if (self->dfd >= 0)
-		close(self->dfd);
-	unlink(self->src);
-	unlink(self->dst);
+	pair_teardown(&self->pr);
 }
 
 /* The clone: seed2 at every COW_STEP, the source's seed elsewhere. */
@@ -430,7 +419,7 @@ static void check_clone(struct __test_metadata *_metadata, int fd,
 TEST_F_TIMEOUT(reflink_map, write_clone_through_mapping, TIMEOUT_LONG)
 {
 	const size_t size = variant->size;
-	uint64_t seed2 = self->seed ^ 0x5a5a5a5a00000000ULL;
+	uint64_t seed2 = self->pr.seed ^ 0x5a5a5a5a00000000ULL;
 	struct fault_count fc;
 	size_t bad = 0;
 	off_t fbad = -1;
@@ -439,34 +428,34 @@ TEST_F_TIMEOUT(reflink_map, write_clone_through_mapping, TIMEOUT_LONG)
 
 	RETURN_IF_SKIPPED();
 	/* the source: write faults into a sized, sparse file */
-	ASSERT_EQ(0, ftruncate(self->sfd, size));
+	ASSERT_EQ(0, ftruncate(self->pr.sfd, size));
 	self->p = map_aligned(size, variant->align, PROT_READ | PROT_WRITE,
-			      MAP_SHARED, self->sfd, 0, 0);
+			      MAP_SHARED, self->pr.sfd, 0, 0);
 	ASSERT_NE(MAP_FAILED, self->p);
 	fault_begin(&fc, calibrate_minflt());
-	touch_write(self->p, size, SZ_4K, self->seed, 0);
+	touch_write(self->p, size, SZ_4K, self->pr.seed, 0);
 	fault_end(&fc);
 	expect_faults(_metadata, "source write faults", &fc,
 		      variant->pud ? size / SZ_1G :
 		      variant->pmd ? size / SZ_2M : size / SZ_4K);
 	expect_levels(_metadata, self->p, size, variant->pte, variant->pmd,
 		      variant->pud);
-	fill_pattern(self->p, size, self->seed, 0);
+	fill_pattern(self->p, size, self->pr.seed, 0);
 	ASSERT_EQ(0, msync(self->p, size, MS_SYNC));
 	ASSERT_EQ(0, munmap(self->p, size));
 	self->p = MAP_FAILED;
 
 	/* the clone: read it through a mapping, then write every 64 KiB */
-	ASSERT_EQ(0, ioctl(self->dfd, FICLONE, self->sfd));
+	ASSERT_EQ(0, ioctl(self->pr.dfd, FICLONE, self->pr.sfd));
 	self->p = map_aligned(size, variant->align, PROT_READ | PROT_WRITE,
-			      MAP_SHARED, self->dfd, 0, 0);
+			      MAP_SHARED, self->pr.dfd, 0, 0);
 	ASSERT_NE(MAP_FAILED, self->p);
-	EXPECT_EQ(0, check_pattern(self->p, size, SZ_4K, self->seed, 0, &bad))
+	EXPECT_EQ(0, check_pattern(self->p, size, SZ_4K, self->pr.seed, 0, &bad))
 		TH_LOG("clone mapping differs from the source at %#zx", bad);
 	ASSERT_EQ(0, ptdump_levels((unsigned long)self->p, size, &sz));
 	ptdump_describe(desc, sizeof(desc), &sz, 1);
 	TH_LOG("clone after reading: %s", desc);
-	EXPECT_EQ(0LL, unshared_bytes(self->dfd, size));
+	EXPECT_EQ(0LL, unshared_bytes(self->pr.dfd, size));
 	touch_write(self->p, size, COW_STEP, seed2, 0);
 	ASSERT_EQ(0, msync(self->p, size, MS_SYNC));
 	ASSERT_EQ(0, ptdump_levels((unsigned long)self->p, size, &sz));
@@ -480,29 +469,29 @@ TEST_F_TIMEOUT(reflink_map, write_clone_through_mapping, TIMEOUT_LONG)
 	 * 4 KiB pages, the pages read before stay mapped).
 	 */
 	EXPECT_EQ((long long)(size / COW_STEP * SZ_4K),
-		  unshared_bytes(self->dfd, size));
+		  unshared_bytes(self->pr.dfd, size));
 	EXPECT_EQ(variant->pte ? size : size / COW_STEP * SZ_4K, sz.pte);
 	EXPECT_EQ(0UL, sz.pmd);
 	EXPECT_EQ(0UL, sz.pud);
-	check_clone(_metadata, self->dfd, size, self->seed, seed2);
-	EXPECT_EQ(0, check_file_pattern(self->sfd, 0, size, SZ_4K, self->seed,
+	check_clone(_metadata, self->pr.dfd, size, self->pr.seed, seed2);
+	EXPECT_EQ(0, check_file_pattern(self->pr.sfd, 0, size, SZ_4K, self->pr.seed,
 					&fbad))
 		TH_LOG("source changed at %#lx", (long)fbad);
 	ASSERT_EQ(0, munmap(self->p, size));
 	self->p = MAP_FAILED;
 
 	/* on media: both again after a remount */
-	close(self->sfd);
-	close(self->dfd);
-	self->sfd = self->dfd = -1;
-	ASSERT_EQ(0, remount(self->dir));
-	self->sfd = open(self->src, O_RDWR);
-	ASSERT_LE(0, self->sfd);
-	self->dfd = open(self->dst, O_RDWR);
-	ASSERT_LE(0, self->dfd);
-	check_clone(_metadata, self->dfd, size, self->seed, seed2);
+	close(self->pr.sfd);
+	close(self->pr.dfd);
+	self->pr.sfd = self->pr.dfd = -1;
+	ASSERT_EQ(0, remount(self->pr.dir));
+	self->pr.sfd = open(self->pr.src, O_RDWR);
+	ASSERT_LE(0, self->pr.sfd);
+	self->pr.dfd = open(self->pr.dst, O_RDWR);
+	ASSERT_LE(0, self->pr.dfd);
+	check_clone(_metadata, self->pr.dfd, size, self->pr.seed, seed2);
 	fbad = -1;
-	EXPECT_EQ(0, check_file_pattern(self->sfd, 0, size, SZ_4K, self->seed,
+	EXPECT_EQ(0, check_file_pattern(self->pr.sfd, 0, size, SZ_4K, self->pr.seed,
 					&fbad))
 		TH_LOG("source changed at %#lx after remount", (long)fbad);
 }
