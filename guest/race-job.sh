@@ -8,7 +8,7 @@
 [ -f /mnt/out/race.conf ] && . /mnt/out/race.conf
 EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh /mnt/repo/guest/setup-pmem.sh mkfs
 HUGEDAX_DEVDAX=$(cut -d' ' -f2 /mnt/devdax-path)
-export HUGEDAX_DEVDAX RACE_SEED RACE_SECONDS RACE_ROUND RACE_FS RACE_PROCS RACE_THREADS
+export HUGEDAX_DEVDAX RACE_SEED RACE_SECONDS RACE_ROUND RACE_FS RACE_PROCS RACE_THREADS RACE_REUSE
 echo "hugedax-test: $(nproc) CPUs; vmstat: $(grep '^dax_' /proc/vmstat | tr '\n' ' ')"
 echo "hugedax-test: begin race_stress"
 start=$(cut -d. -f1 /proc/uptime)

@@ -9,7 +9,8 @@
 # environment: RACE_MINUTES per target (default 3), SEED (default: the
 # clock), RACE_FS (default "ext4 xfs devdax"; ext4 also runs the negative
 # control), RACE_ROUND seconds (30), RACE_PROCS (4), RACE_THREADS (2),
-# SMP (4), TIMEOUT for the guest (default from the minutes)
+# SMP (4), TIMEOUT for the guest (default from the minutes), RACE_REUSE=1
+# (file 0 made anew every round on the old one's blocks: see race_stress.c)
 set -euo pipefail
 kernel=$1 outdir=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +28,7 @@ RACE_ROUND=${RACE_ROUND:-30}
 RACE_FS="$targets"
 RACE_PROCS=${RACE_PROCS:-4}
 RACE_THREADS=${RACE_THREADS:-2}
+RACE_REUSE=${RACE_REUSE:-0}
 CONF
 echo "run-race: seed $seed, $minutes min on each of: $targets"
 MTTCG=1 SMP=${SMP:-4} TIMEOUT=${TIMEOUT:-$((minutes * 60 * n * 3 + 1800))} \

@@ -59,6 +59,7 @@
  * RACE_THREADS (2), RACE_FS ("ext4 xfs devdax"; negative_control runs on
  * ext4 when "ext4" or "negative_control" is listed), RACE_SLACK_MB (512,
  * 1536 on xfs; 0: no filler, no space budget), HUGEDAX_EXT4, HUGEDAX_XFS, HUGEDAX_DEVDAX;
+ * RACE_REUSE=1 makes file 0 anew every round on the blocks of the old one;
  * RACE_NODAX=1 takes any directory (a smoke test of the checker on the
  * host: RACE_NODAX=1 RACE_SLACK_MB=0 HUGEDAX_EXT4=/tmp/d race_stress -f ext4).
  */
@@ -2274,7 +2275,14 @@ static void run_target(struct __test_metadata *_metadata, const char *name,
 		 * a fresh first GiB when punches or truncates broke it up
 		 * (with the space of the last round's filler back)
 		 */
-		if (!devdax && sh->round && !first_gib_intact(coord_fd[0])) {
+		if (!devdax && sh->round && strcmp(env_or("RACE_REUSE", "0"), "0")) {
+			/*
+			 * with the last filler still there, the new file 0
+			 * gets the blocks of the old one (a reproducer of the
+			 * dax_associate_entry warning, results/race/)
+			 */
+			make_data_file(0);
+		} else if (!devdax && sh->round && !first_gib_intact(coord_fd[0])) {
 			snprintf(why, sizeof(why), "%s/race.filler", tg.path);
 			unlink(why);
 			make_data_file(0);
