@@ -19,7 +19,7 @@ for raw in "$@"; do
 		echo "judge: the guest did not finish the tests (see $raw)"
 		trouble=1
 	fi
-	if grep -n -E 'WARNING: CPU|BUG:|Oops|bad pud|bad pmd' "$log"; then
+	if grep -n -E 'WARNING: CPU|BUG:|kernel BUG at|Oops|bad pud|bad pmd' "$log"; then
 		echo "judge: the kernel log shows trouble (see $raw)"
 		trouble=1
 	fi

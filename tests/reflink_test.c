@@ -335,6 +335,72 @@ TEST_F(reflink, truncate_into_shared_block)
 }
 
 /*
+ * FIDEDUPERANGE of ranges whose data differ only in the source's second
+ * extent: the kernel must say they differ and share nothing.  The source is
+ * written in two pieces with a write to another file between them, so that
+ * its blocks form two extents; stock 6.1 compared only the source's first
+ * extent and shared the rest (xfstests generic/127).  Then the same data:
+ * shared.  Access order: pwrite both files, fsync, dedupe, pread, FIEMAP.
+ */
+TEST_F(reflink, dedupe_compares_every_extent)
+{
+	struct file_dedupe_range *fdr = calloc(1, sizeof(*fdr) +
+					       sizeof(struct file_dedupe_range_info));
+	const size_t half = SMALL_SIZE / 2;
+	char other[300];
+	off_t bad = -1;
+	int ofd;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_NE(NULL, fdr);
+	snprintf(other, sizeof(other), "%s.other", self->pr.src);
+	ofd = open(other, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, ofd);
+	ASSERT_EQ(0, write_file_pattern(self->pr.sfd, 0, half, self->pr.seed));
+	ASSERT_EQ(0, fsync(self->pr.sfd));
+	ASSERT_EQ(0, write_file_pattern(ofd, 0, SZ_4K, self->pr.seed + 7));
+	ASSERT_EQ(0, fsync(ofd));
+	ASSERT_EQ(0, write_file_pattern(self->pr.sfd, half, half,
+					self->pr.seed));
+	ASSERT_EQ(0, fsync(self->pr.sfd));
+	close(ofd);
+	unlink(other);
+	/* the clone target: the same first half, a different second half */
+	ASSERT_EQ(0, write_file_pattern(self->pr.dfd, 0, half, self->pr.seed));
+	ASSERT_EQ(0, write_file_pattern(self->pr.dfd, half, half,
+					self->pr.seed + 1));
+	ASSERT_EQ(0, fsync(self->pr.dfd));
+
+	fdr->src_offset = 0;
+	fdr->src_length = SMALL_SIZE;
+	fdr->dest_count = 1;
+	fdr->info[0].dest_fd = self->pr.dfd;
+	fdr->info[0].dest_offset = 0;
+	ASSERT_EQ(0, ioctl(self->pr.sfd, FIDEDUPERANGE, fdr));
+	EXPECT_EQ(FILE_DEDUPE_RANGE_DIFFERS, fdr->info[0].status);
+	EXPECT_EQ(0ULL, fdr->info[0].bytes_deduped);
+	EXPECT_EQ(0, file_bytes_match(self->pr.dfd, half, half,
+				      self->pr.seed + 1, &bad))
+		TH_LOG("the clone target took the source's data at %#lx",
+		       (long)bad);
+	EXPECT_EQ((long long)SMALL_SIZE, unshared_bytes(self->pr.dfd,
+							SMALL_SIZE));
+
+	/* positive control: the same data is shared */
+	ASSERT_EQ(0, write_file_pattern(self->pr.dfd, half, half,
+					self->pr.seed));
+	ASSERT_EQ(0, fsync(self->pr.dfd));
+	fdr->info[0].status = 0;
+	ASSERT_EQ(0, ioctl(self->pr.sfd, FIDEDUPERANGE, fdr));
+	EXPECT_EQ(FILE_DEDUPE_RANGE_SAME, fdr->info[0].status);
+	EXPECT_EQ((unsigned long long)SMALL_SIZE, fdr->info[0].bytes_deduped);
+	EXPECT_EQ(0LL, unshared_bytes(self->pr.dfd, SMALL_SIZE));
+	EXPECT_EQ(0, file_bytes_match(self->pr.dfd, 0, SMALL_SIZE,
+				      self->pr.seed, &bad));
+	free(fdr);
+}
+
+/*
  * Negative control for the checks above: a clone nobody zeroed fails the
  * zero check at the first byte of the range.
  */
