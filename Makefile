@@ -25,6 +25,8 @@ KERNEL  := $(KOUT)/arch/x86/boot/bzImage
 export HUGEDAX_CACHE := $(CACHE)
 # make test ONLY="a_test b_test stress": run just these in the main boot
 export ONLY
+# make xfstests XFSTESTS=/path/to/checkout QUICK=1 (see run-xfstests.sh)
+export XFSTESTS QUICK
 
 .PHONY: all setup tree kernel testbin test demo stress persist shell check check-series export clean
 
@@ -67,6 +69,15 @@ bench: kernel testbin
 age: kernel testbin
 	$(MAKE) kernel STOCK=1
 	scripts/run-age.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/age
+
+# xfstests -g dax and a few mmap tests on ext4, xfs, ext2 with -o dax,
+# stock against patched kernel; xfstests is cloned and built outside this
+# repository (XFSTESTS=checkout, default $(CACHE)/xfstests); QUICK=1 adds
+# -g quick. Summary in $(OUT)/xfstests/summary.txt.
+.PHONY: xfstests
+xfstests: kernel
+	$(MAKE) kernel STOCK=1
+	scripts/run-xfstests.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/xfstests
 
 # seeded model-based mmap stress on ext2, ext4, xfs, device-dax (SEEDS, OPS)
 stress: kernel testbin

@@ -10,6 +10,8 @@
 # the host (the host's /tmp, say, is hidden under the guest's own tmpfs).
 # environment:
 #   HUGEDAX_CACHE  where the pmem backing files live (default ~/.cache/hugedax)
+#   PMEMDIR        the backing files' directory (default $HUGEDAX_CACHE/pmem);
+#                  guests on different ones do not wait for each other
 #   ACCEL=tcg|kvm  tcg by default (KVM guests did not boot in time here)
 #   PMEM=nvdimm|legacy  nvdimm: ACPI NFIT DIMMs (default); legacy: an extra
 #                  memmap=4G!… e820 range in RAM, for tools that want it
@@ -29,7 +31,7 @@ cache=${HUGEDAX_CACHE:-$HOME/.cache/hugedax}
 accel=${ACCEL:-tcg} pmem_mode=${PMEM:-nvdimm} timeout=${TIMEOUT:-1800}
 smp=${SMP:-2} tcg_thread=single
 [ "${MTTCG:-0}" = 1 ] && tcg_thread=multi
-pmemdir=$cache/pmem
+pmemdir=${PMEMDIR:-$cache/pmem}
 
 # name:size of each DIMM, in slot order; the guest's setup-pmem.sh knows them
 # by this order. 18G gives a 16 GiB fsdax namespace with 1 GiB alignment and

@@ -1,5 +1,6 @@
 #!/bin/bash
 # Install what the harness needs on this (Debian bookworm) machine, once.
+# usage: setup-host.sh [PACKAGE...]   (also these, for one target's needs)
 set -euo pipefail
 pkgs=(
 	linux-source-6.1=6.1.192-3	# the pinned kernel tree
@@ -7,6 +8,7 @@ pkgs=(
 	git qemu-system-x86 jq
 	e2fsprogs xfsprogs ndctl	# run inside the guest, from the host's root
 	gnuplot-nox fio stress-ng shellcheck
+	"$@"
 )
 missing=()
 for p in "${pkgs[@]}"; do
