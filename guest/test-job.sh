@@ -50,6 +50,15 @@ for t in "$bin"/*_test; do
 	# its 2 GiB data file would hold two of ext4's few free aligned GiBs
 	rm -f /mnt/ext4/hugedax.pud.*
 done
+# a short race set: processes and threads on the same files (the long one,
+# with real parallelism under multi-threaded TCG, is `make race`); a new
+# seed each run, printed with the counts and on any failure
+if wanted race_stress; then
+	echo "hugedax-test: begin race_stress"
+	start=$(cut -d. -f1 /proc/uptime)
+	RACE_SECONDS=20 RACE_ROUND=10 RACE_FS="ext4 xfs devdax" "$bin/race_stress"
+	echo "hugedax-test: end race_stress status $? after $(($(cut -d. -f1 /proc/uptime) - start)) s"
+fi
 # the short, fixed stress set with data verification (guest/stress-short.sh)
 wanted stress && sh "$here/stress-short.sh"
 # DAX and page-cache files on one file system: remount with dax=inode

@@ -752,6 +752,63 @@ TEST_F_TIMEOUT(fs_pud, truncate_while_mapped, TIMEOUT_LONG)
 }
 
 /*
+ * A truncate to a size inside a huge entry removes the whole entry, dirty
+ * mark and all.  If the entry was written through the mapping, the
+ * truncate must write it back first (dax_writeback_one during ftruncate),
+ * or no later fsync() flushes the data below the new size from the CPU
+ * caches.  For a dirty PUD, then a dirty PMD; control: a truncate inside
+ * PMDs that msync() cleaned writes nothing back.  Access order: pwrite the
+ * file, write one word per 4 KiB through the mapping (one PUD, dirty);
+ * after the truncates, read and write the rest again (PMDs).
+ */
+TEST_F_TIMEOUT(fs_pud, truncate_inside_dirty_entry_writes_it_back,
+	       TIMEOUT_LONG)
+{
+	static const char *const wb_events[] = {
+		"fs_dax/dax_writeback_one",
+		NULL,
+	};
+	uint64_t seed = new_seed(), seed2 = new_seed();
+	int sfd;
+
+	RETURN_IF_SKIPPED();
+	sfd = open_scratch(_metadata, self, "hugedax.pud.trunc-wb");
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G));
+	ASSERT_EQ(0, write_file_pattern(sfd, 0, SZ_1G, FILE_SEED));
+	ASSERT_EQ(0, fsync(sfd));
+	close(self->fd);
+	self->fd = sfd;
+	map_file(_metadata, self, SZ_1G, MAP_SHARED, 0);
+	touch_write(self->p, SZ_1G, SZ_4K, seed, 0);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+
+	/* a dirty PUD cut at 512 MiB + 4 KiB */
+	start_tracing(_metadata, wb_events);
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G / 2 + SZ_4K));
+	stop_tracing(_metadata);
+	EXPECT_LE(1L, trace_count("dax_writeback_one", NULL));
+	expect_data(_metadata, self->p, SZ_1G / 2, seed, 0);
+
+	/* control: clean PMDs cut at 256 MiB + 4 KiB */
+	touch_write(self->p, SZ_1G / 2, SZ_4K, seed2, 0);
+	expect_levels(_metadata, self->p, SZ_1G / 2, 0, SZ_1G / 2, 0);
+	ASSERT_EQ(0, msync(self->p, SZ_1G / 2, MS_SYNC));
+	start_tracing(_metadata, wb_events);
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G / 4 + SZ_4K));
+	stop_tracing(_metadata);
+	EXPECT_EQ(0L, trace_count("dax_writeback_one", NULL));
+
+	/* a dirty PMD cut at 128 MiB + 4 KiB */
+	touch_write(self->p, SZ_1G / 4, SZ_4K, seed, 0);
+	start_tracing(_metadata, wb_events);
+	ASSERT_EQ(0, ftruncate(sfd, SZ_1G / 8 + SZ_4K));
+	stop_tracing(_metadata);
+	EXPECT_LE(1L, trace_count("dax_writeback_one", NULL));
+	expect_data(_metadata, self->p, SZ_1G / 8, seed, 0);
+}
+
+/*
  * Reading a fallocated, never written range: no huge zero PUD exists, so
  * the PUD fault falls back and PMD faults map the huge zero page.
  */
