@@ -27,6 +27,8 @@ export HUGEDAX_CACHE := $(CACHE)
 export ONLY
 # make xfstests XFSTESTS=/path/to/checkout QUICK=1 (see run-xfstests.sh)
 export XFSTESTS QUICK
+# make growth KERNELS=patched: boot only the patched kernel
+export KERNELS
 
 .PHONY: all setup tree kernel testbin test demo stress persist shell check check-series export clean
 
@@ -69,6 +71,16 @@ bench: kernel testbin
 age: kernel testbin
 	$(MAKE) kernel STOCK=1
 	scripts/run-age.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/age
+
+# page sizes of DAX files by how they were written (appends, cp, concurrent
+# appenders, fallocate, write faults) on several mkfs layouts, patched
+# against stock; KERNELS=patched skips the stock kernel
+.PHONY: growth
+growth: kernel testbin
+ifneq ($(KERNELS),patched)
+	$(MAKE) kernel STOCK=1
+endif
+	scripts/run-growth.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/growth
 
 # xfstests -g dax and a few mmap tests on ext4, xfs, ext2 with -o dax,
 # stock against patched kernel; xfstests is cloned and built outside this

@@ -4,7 +4,7 @@
 # OUTDIR/patched and OUTDIR/stock (the test binaries, console.log and
 # console.txt); the job's "TAG: " lines are echoed; a guest that did not
 # print "hugedax-TAG: done", or a kernel log with a warning, is reported
-# and makes the exit status 1.
+# and makes the exit status 1. KERNELS="patched" (or "stock") boots just one.
 # usage: boot-patched-and-stock.sh TAG JOB PATCHED_BZIMAGE STOCK_BZIMAGE OUTDIR
 set -euo pipefail
 tag=$1 job=$2 patched=$3 stock=$4 outdir=$5
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$outdir"
 bin=$(cd "$outdir/.." && pwd)/bin
 trouble=0
-for kernel in patched stock; do
+for kernel in ${KERNELS:-patched stock}; do
 	dir=$outdir/$kernel
 	mkdir -p "$dir"
 	rm -f "$dir/console.log"

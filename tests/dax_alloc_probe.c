@@ -3,7 +3,8 @@
  * dax_alloc_probe - how well a file system places DAX file data for huge
  * pages: create a file one way, map it at an address aligned to the largest
  * page size that fits (1 GiB for files of 1 GiB and more, else 2 MiB),
- * write one word per 4 KiB through the mapping and print one row:
+ * touch one word per 4 KiB through the mapping (write it, or read it with
+ * ACCESS "read") and print one row:
  *
  *   fill  MiB  faults  pmd-ok  pmd-fallback  pud-ok  pud-fallback
  *   page-sizes  2M-chunks-aligned/total  1G-chunks-aligned/total  KiB-used
@@ -15,14 +16,22 @@
  * could map); KiB-used: st_blocks.
  *
  *   dax_alloc_probe --header
- *   dax_alloc_probe FILL MIB PATH
+ *   dax_alloc_probe FILL MIB PATH [ACCESS]
  *     FILL: fallocate      one fallocate() of the whole file
  *           pwrite1g       pwrite() in 1 GiB pieces (or the whole file)
  *           pwrite2m       pwrite() in 2 MiB pieces
  *           pwrite64k      pwrite() in 64 KiB pieces (small appends)
  *           reopen64k      64 KiB appends, each with its own open/close
+ *           appendSIZE     O_APPEND write()s of SIZE (4k, 64k, 1m, 4m, ...)
+ *           cp             cp(1) of a file written by pwrite1g (PATH.src,
+ *                          removed after the copy)
  *           fault          ftruncate(), then write faults into the holes
  *                          (the faults of the measurement allocate)
+ *     ACCESS: write (default) or read
+ *   dax_alloc_probe --concurrent N SIZE MIB DIR [ACCESS]
+ *     N processes each append MIB MiB to their own file DIR/appendN.I in
+ *     write()s of SIZE, all at once; then one row per file, fill
+ *     "concurrentN-SIZE"
  *   dax_alloc_probe --small N DIR
  *     create N files of 4 KiB in DIR (created), print "small N KiB-used"
  *     where KiB-used is the growth of the file system's used space
@@ -37,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 
 #include "dax_probe.h"
 
@@ -99,7 +109,66 @@ static int small_files(long n, const char *dir)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* "64k" -> 65536; 0 on a malformed size */
+static size_t parse_size(const char *s)
+{
+	char *end;
+	size_t n = strtoul(s, &end, 10);
+
+	switch (*end) {
+	case 'k': n <<= 10; end++; break;
+	case 'm': n <<= 20; end++; break;
+	case 'g': n <<= 30; end++; break;
+	}
+	return *end ? 0 : n;
+}
+
+/* append @len bytes to @path in write()s of @piece, through O_APPEND */
+static int append_file(const char *path, size_t len, size_t piece)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	char *buf = malloc(piece);
+	size_t off;
+
+	if (fd < 0 || !buf)
+		return -1;
+	for (off = 0; off < len; off += piece) {
+		size_t n = len - off < piece ? len - off : piece;
+
+		fill_pattern(buf, n, 1, off);
+		if (write(fd, buf, n) != (ssize_t)n)
+			break;
+	}
+	free(buf);
+	close(fd);
+	return off < len ? -1 : 0;
+}
+
+/* cp(1) a file of @len bytes, written by pwrite() in 1 GiB pieces, to @path */
+static int copy_file(const char *path, size_t len)
+{
+	char src[4096];
+	int fd, status;
+	pid_t pid;
+
+	snprintf(src, sizeof(src), "%s.src", path);
+	fd = open(src, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write_pieces(fd, len, len < SZ_1G ? len : SZ_1G, 0, src))
+		return -1;
+	close(fd);
+	pid = fork();
+	if (pid == 0) {
+		execlp("cp", "cp", src, path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return unlink(src);
+}
+
+/* map, touch and print the row for @fd (see the top of this file) */
+static int measure(const char *fill, int fd, size_t len, int do_write)
 {
 	static const char *const both[] = {
 		"fs_dax/dax_pmd_fault_done", "fs_dax/dax_pud_fault_done", NULL
@@ -107,55 +176,14 @@ int main(int argc, char **argv)
 	static const char *const pmd_only[] = {
 		"fs_dax/dax_pmd_fault_done", NULL
 	};
+	size_t align = len >= SZ_1G ? SZ_1G : SZ_2M;
+	char pages[96], pud_ok[24], pud_fb[24];
 	struct ptdump_sizes sizes;
 	struct fault_count fc;
-	const char *fill, *path;
 	long faults, calib, c2m, c1g;
-	int fd, ret = 0, have_pud = 1;
-	char pages[96], pud_ok[24], pud_fb[24];
-	size_t len, align;
+	int have_pud = 1;
 	struct stat st;
 	char *p;
-
-	if (argc == 2 && !strcmp(argv[1], "--header")) {
-		printf("fill\tMiB\tfaults\tpmd-ok\tpmd-fallback\tpud-ok\tpud-fallback\tpages\t2M-aligned\t1G-aligned\tKiB-used\n");
-		return 0;
-	}
-	if (argc == 4 && !strcmp(argv[1], "--small"))
-		return small_files(atol(argv[2]), argv[3]);
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s --header | FILL MIB PATH | --small N DIR\n",
-			argv[0]);
-		return 2;
-	}
-	fill = argv[1];
-	len = (size_t)atol(argv[2]) * SZ_1M;
-	path = argv[3];
-	align = len >= SZ_1G ? SZ_1G : SZ_2M;
-
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
-	if (!strcmp(fill, "fallocate"))
-		ret = fallocate(fd, 0, 0, len);
-	else if (!strcmp(fill, "pwrite1g"))
-		ret = write_pieces(fd, len, len < SZ_1G ? len : SZ_1G, 0, path);
-	else if (!strcmp(fill, "pwrite2m"))
-		ret = write_pieces(fd, len, SZ_2M, 0, path);
-	else if (!strcmp(fill, "pwrite64k"))
-		ret = write_pieces(fd, len, 64 * 1024, 0, path);
-	else if (!strcmp(fill, "reopen64k"))
-		ret = write_pieces(fd, len, 64 * 1024, 1, path);
-	else if (!strcmp(fill, "fault"))
-		ret = ftruncate(fd, len);
-	else
-		ret = -1, errno = EINVAL;
-	if (ret) {
-		fprintf(stderr, "%s %s: %s\n", fill, path, strerror(errno));
-		return 1;
-	}
 
 	p = map_aligned(len, align, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, 0);
 	if (p == MAP_FAILED) {
@@ -171,7 +199,10 @@ int main(int argc, char **argv)
 	}
 	calib = calibrate_minflt();
 	fault_begin(&fc, calib);
-	touch_write(p, len, SZ_4K, 2, 0);
+	if (do_write)
+		touch_write(p, len, SZ_4K, 2, 0);
+	else
+		touch_read(p, len, SZ_4K);
 	faults = fault_end(&fc);
 	trace_stop();
 	if (ptdump_levels((unsigned long)p, len, &sizes)) {
@@ -196,7 +227,131 @@ int main(int argc, char **argv)
 	       trace_count("dax_pmd_fault_done", "FALLBACK"),
 	       pud_ok, pud_fb, pages, c2m, len / SZ_2M, c1g, len / SZ_1G,
 	       (long long)st.st_blocks / 2);
+	fflush(stdout);
 	munmap(p, len);
-	close(fd);
 	return 0;
+}
+
+/* --concurrent N SIZE MIB DIR [ACCESS] */
+static int concurrent(int argc, char **argv)
+{
+	int n = atoi(argv[2]), i, ret = 0, status;
+	size_t piece = parse_size(argv[3]);
+	size_t len = (size_t)atol(argv[4]) * SZ_1M;
+	const char *dir = argv[5];
+	int do_write = !(argc > 6 && !strcmp(argv[6], "read"));
+	char path[4096], fill[64];
+
+	if (n < 1 || !piece || !len) {
+		fprintf(stderr, "--concurrent: bad N, SIZE or MIB\n");
+		return 2;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return 1;
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			snprintf(path, sizeof(path), "%s/append%d.%d", dir, n, i);
+			_exit(append_file(path, len, piece) ? 1 : 0);
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (wait(&status) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			ret = 1;
+	if (ret) {
+		fprintf(stderr, "--concurrent: an appender failed\n");
+		return 1;
+	}
+	snprintf(fill, sizeof(fill), "concurrent%d-%s", n, argv[3]);
+	for (i = 0; i < n && !ret; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/append%d.%d", dir, n, i);
+		fd = open(path, O_RDWR);
+		if (fd < 0) {
+			perror(path);
+			return 1;
+		}
+		ret = measure(fill, fd, len, do_write);
+		close(fd);
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *fill, *path;
+	int fd, ret = 0, do_write;
+	size_t len;
+
+	if (argc == 2 && !strcmp(argv[1], "--header")) {
+		printf("fill\tMiB\tfaults\tpmd-ok\tpmd-fallback\tpud-ok\tpud-fallback\tpages\t2M-aligned\t1G-aligned\tKiB-used\n");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "--small"))
+		return small_files(atol(argv[2]), argv[3]);
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "--concurrent"))
+		return concurrent(argc, argv);
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: %s --header | FILL MIB PATH [read] | --concurrent N SIZE MIB DIR [read] | --small N DIR\n",
+			argv[0]);
+		return 2;
+	}
+	fill = argv[1];
+	len = (size_t)atol(argv[2]) * SZ_1M;
+	path = argv[3];
+	do_write = !(argc == 5 && !strcmp(argv[4], "read"));
+
+	if (!strncmp(fill, "append", 6)) {
+		size_t piece = parse_size(fill + 6);
+
+		ret = piece ? append_file(path, len, piece) : (errno = EINVAL, -1);
+	} else if (!strcmp(fill, "cp")) {
+		ret = copy_file(path, len);
+	}
+	if (ret) {
+		fprintf(stderr, "%s %s: %s\n", fill, path, strerror(errno));
+		return 1;
+	}
+	if (!strncmp(fill, "append", 6) || !strcmp(fill, "cp")) {
+		fd = open(path, O_RDWR);
+		if (fd < 0) {
+			perror(path);
+			return 1;
+		}
+		ret = measure(fill, fd, len, do_write);
+		close(fd);
+		return ret;
+	}
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	if (!strcmp(fill, "fallocate"))
+		ret = fallocate(fd, 0, 0, len);
+	else if (!strcmp(fill, "pwrite1g"))
+		ret = write_pieces(fd, len, len < SZ_1G ? len : SZ_1G, 0, path);
+	else if (!strcmp(fill, "pwrite2m"))
+		ret = write_pieces(fd, len, SZ_2M, 0, path);
+	else if (!strcmp(fill, "pwrite64k"))
+		ret = write_pieces(fd, len, 64 * 1024, 0, path);
+	else if (!strcmp(fill, "reopen64k"))
+		ret = write_pieces(fd, len, 64 * 1024, 1, path);
+	else if (!strcmp(fill, "fault"))
+		ret = ftruncate(fd, len);
+	else
+		ret = -1, errno = EINVAL;
+	if (ret) {
+		fprintf(stderr, "%s %s: %s\n", fill, path, strerror(errno));
+		return 1;
+	}
+	ret = measure(fill, fd, len, do_write);
+	close(fd);
+	return ret;
 }

@@ -1,0 +1,73 @@
+#!/bin/sh
+# Guest side of `make growth`: the page sizes DAX files get by how they were
+# written, on each mkfs layout. Per layout, a fresh file system on the
+# 16 GiB namespace; first the space 1,000 files of 4 KiB take, then files
+# of 1 GiB and 2 GiB made by appends of 4 KiB, 64 KiB, 1 MiB and 4 MiB, by
+# cp(1), by 4 processes appending 256 KiB at a time each to its own file,
+# by fallocate and by write faults into a sized file
+# (tests/dax_alloc_probe), each mapped 1 GiB aligned and read one word
+# per 4 KiB (written, for the fault fill). Each file is removed after its
+# row. Rows: "growth-row: LAYOUT <dax_alloc_probe row>".
+# GROWTH_LAYOUTS in /mnt/out/growth.conf picks layouts by name (default:
+# all below).
+bin=/mnt/out/bin
+here=/mnt/repo/guest
+# shellcheck disable=SC1091 # written by run-growth.sh
+[ -f /mnt/out/growth.conf ] && . /mnt/out/growth.conf
+layouts=${GROWTH_LAYOUTS:-ext4 ext4-noflexbg ext4-packed xfs xfs-su2m}
+set -e
+sh "$here/setup-pmem.sh" >/dev/null
+set +e
+dev=$(ndctl list -N | jq -r 'if type == "array" then .[] else . end | select(.name == "ext4") | .blockdev')
+dev=/dev/$dev
+mkdir -p /mnt/growth
+echo "growth: kernel $(uname -r) device $dev"
+
+mkfs_layout() {
+	case $1 in
+	ext4) mkfs.ext4 -q -F "$dev" ;;
+	ext4-noflexbg) mkfs.ext4 -q -F -O ^flex_bg "$dev" ;;
+	ext4-packed) mkfs.ext4 -q -F -O sparse_super2 \
+		-E num_backup_sb=0,packed_meta_blocks=1 "$dev" ;;
+	xfs) mkfs.xfs -q -f "$dev" ;;
+	xfs-su2m) mkfs.xfs -q -f -d su=2m,sw=1 "$dev" ;;
+	*) return 1 ;;
+	esac
+}
+
+for layout in $layouts; do
+	umount /mnt/growth 2>/dev/null
+	if ! mkfs_layout "$layout" || ! mount -o dax "$dev" /mnt/growth; then
+		echo "growth: $layout: mkfs or mount failed"
+		continue
+	fi
+	d=/mnt/growth
+	case $layout in
+	xfs*) xfs_info "$d" | grep -o 'agcount=[0-9]*, agsize=[0-9]* blks\|sunit=[0-9]*' |
+		tr '\n' ' ' | sed "s/^/growth: $layout geometry: /; s/$/\n/" ;;
+	*) dumpe2fs -h "$dev" 2>/dev/null |
+		grep -E '^(Filesystem features|Flex block group size|Blocks per group)' |
+		sed "s/^/growth: $layout geometry: /" ;;
+	esac
+	"$bin/dax_alloc_probe" --small 1000 "$d/small" |
+		sed "s/^/growth: $layout /"
+	rm -rf "$d/small"
+	for mib in 1024 2048; do
+		for fill in append4k append64k append1m append4m cp fallocate; do
+			"$bin/dax_alloc_probe" "$fill" "$mib" "$d/f" read |
+				sed "s/^/growth-row: $layout /"
+			rm -f "$d/f"
+		done
+		"$bin/dax_alloc_probe" fault "$mib" "$d/f" |
+			sed "s/^/growth-row: $layout /"
+		rm -f "$d/f"
+		"$bin/dax_alloc_probe" --concurrent 4 256k "$mib" "$d/c" read |
+			sed "s/^/growth-row: $layout /"
+		rm -rf "$d/c"
+	done
+done
+umount /mnt/growth
+echo "hugedax-test: dmesg begin"
+dmesg
+echo "hugedax-test: dmesg end"
+echo "hugedax-growth: done"

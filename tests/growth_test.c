@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Files that grow by appends get PMDs, also when several grow at once.
+ *
+ * Runs on default mkfs.ext4 and mkfs.xfs of the 16 GiB namespaces (the
+ * test job makes them fresh).  Each variant starts N processes at once,
+ * each appending LEN bytes to its own new file in write()s of PIECE bytes
+ * (O_APPEND, a non-zero pattern that depends on the file and the offset).
+ * When all are done, each file is mapped at a 2 MiB-aligned address and
+ * read one word per 4 KiB.  The first 2 MiB of a file that grows from
+ * empty is allocated while the file is small, where small files are packed,
+ * so it maps with 512 PTEs (or a PMD if those blocks happen to be
+ * aligned); every later 2 MiB must map a PMD.  Checked with
+ * getrusage fault counts, the dax_pmd_fault_done tracepoint (fallbacks) and
+ * the kernel's page table dump; the data is read back.
+ *
+ * Negative control: the same file mapped 4 KiB off a 2 MiB boundary can
+ * only take PTEs, and the same probes must say so.
+ *
+ * Access order: appends first (the writes allocate), then reads through
+ * the mapping only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "dax_probe.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#include "dax_checks.h"
+
+#define MAX_WRITERS	4
+
+static const char *const events[] = {
+	"fs_dax/dax_pmd_fault_done",
+	NULL,
+};
+
+/* append @len bytes to a new file @path in write()s of @piece; 0 or -1 */
+static int append_file(const char *path, size_t len, size_t piece,
+		       uint64_t seed)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	char *buf = malloc(piece);
+	size_t off;
+
+	if (fd < 0 || !buf)
+		return -1;
+	for (off = 0; off < len; off += piece) {
+		fill_pattern(buf, piece, seed, off);
+		if (write(fd, buf, piece) != (ssize_t)piece)
+			break;
+	}
+	free(buf);
+	if (close(fd))
+		return -1;
+	return off < len ? -1 : 0;
+}
+
+FIXTURE(growth) {
+	char path[MAX_WRITERS][256];
+	uint64_t seed;
+};
+
+FIXTURE_VARIANT(growth) {
+	const char *fs;		/* "ext4" or "xfs" */
+	int writers;		/* processes appending at once */
+	size_t len;		/* bytes each appends */
+	size_t piece;		/* bytes per write() */
+};
+
+FIXTURE_VARIANT_ADD(growth, ext4_4_writers_256k) {
+	.fs = "ext4", .writers = 4, .len = 64 * SZ_1M, .piece = 256 * 1024,
+};
+
+FIXTURE_VARIANT_ADD(growth, ext4_1_writer_64k) {
+	.fs = "ext4", .writers = 1, .len = 64 * SZ_1M, .piece = 64 * 1024,
+};
+
+FIXTURE_VARIANT_ADD(growth, ext4_2_writers_4k) {
+	.fs = "ext4", .writers = 2, .len = 16 * SZ_1M, .piece = 4096,
+};
+
+FIXTURE_VARIANT_ADD(growth, xfs_4_writers_256k) {
+	.fs = "xfs", .writers = 4, .len = 64 * SZ_1M, .piece = 256 * 1024,
+};
+
+FIXTURE_VARIANT_ADD(growth, xfs_1_writer_64k) {
+	.fs = "xfs", .writers = 1, .len = 64 * SZ_1M, .piece = 64 * 1024,
+};
+
+FIXTURE_SETUP(growth)
+{
+	const char *dir = !strcmp(variant->fs, "ext4") ?
+		env_or("HUGEDAX_EXT4", "/mnt/ext4") :
+		env_or("HUGEDAX_XFS", "/mnt/xfs");
+	int i;
+
+	self->seed = new_seed();
+	for (i = 0; i < variant->writers; i++)
+		snprintf(self->path[i], sizeof(self->path[i]),
+			 "%s/growth.%d.%d", dir, (int)getpid(), i);
+}
+
+FIXTURE_TEARDOWN(growth)
+{
+	int i;
+
+	for (i = 0; i < variant->writers; i++)
+		unlink(self->path[i]);
+}
+
+/* the pattern each writer appends: its own seed */
+static uint64_t writer_seed(uint64_t seed, int i)
+{
+	return seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
+}
+
+TEST_F_TIMEOUT(growth, appenders_map_pmds_past_the_first_2m, TIMEOUT_LONG)
+{
+	size_t len = variant->len, chunks = len / SZ_2M;
+	int i, status, failed = 0;
+
+	for (i = 0; i < variant->writers; i++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(append_file(self->path[i], len, variant->piece,
+					  writer_seed(self->seed, i)) ? 1 : 0);
+	}
+	for (i = 0; i < variant->writers; i++) {
+		ASSERT_LT(0, wait(&status));
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	ASSERT_EQ(0, failed) TH_LOG("an appender failed");
+
+	for (i = 0; i < variant->writers; i++) {
+		struct ptdump_sizes sz;
+		struct fault_count fc;
+		size_t bad = 0;
+		long first;
+		char what[64];
+		int fd;
+		char *p;
+
+		fd = open(self->path[i], O_RDONLY);
+		ASSERT_LE(0, fd);
+		p = map_aligned(len, SZ_2M, PROT_READ, MAP_SHARED, fd, 0, 0);
+		ASSERT_NE(MAP_FAILED, p);
+		ASSERT_EQ(0, trace_start(events));
+		fault_begin(&fc, calibrate_minflt());
+		touch_read(p, len, SZ_4K);
+		fault_end(&fc);
+		ASSERT_EQ(0, trace_stop());
+		snprintf(what, sizeof(what), "file %d, 2 MiB aligned", i);
+		/*
+		 * The first 2 MiB maps 512 PTEs, or a PMD where the small
+		 * file's blocks happened to be aligned; every later 2 MiB
+		 * maps a PMD.
+		 */
+		ASSERT_EQ(0, ptdump_levels((unsigned long)p, len, &sz));
+		first = sz.pte ? 512 : 1;
+		expect_faults(_metadata, what, &fc, first + chunks - 1);
+		expect_levels(_metadata, p, len, sz.pte ? SZ_2M : 0,
+			      sz.pte ? len - SZ_2M : len, 0);
+		EXPECT_EQ((long)chunks - (sz.pte ? 1 : 0),
+			  trace_count("dax_pmd_fault_done", "NOPAGE"));
+		EXPECT_GE(1, trace_count("dax_pmd_fault_done", "FALLBACK"));
+		EXPECT_EQ(0, check_pattern(p, len, 8, writer_seed(self->seed, i),
+					   0, &bad))
+			TH_LOG("file %d: wrong data at %#zx", i, bad);
+		munmap(p, len);
+
+		/* negative control: 4 KiB off a 2 MiB boundary, PTEs only */
+		p = map_aligned(len - SZ_2M, SZ_2M, PROT_READ, MAP_SHARED, fd,
+				0, SZ_4K);
+		ASSERT_NE(MAP_FAILED, p);
+		fault_begin(&fc, calibrate_minflt());
+		touch_read(p, len - SZ_2M, SZ_4K);
+		fault_end(&fc);
+		snprintf(what, sizeof(what), "file %d, misaligned", i);
+		expect_faults(_metadata, what, &fc, (len - SZ_2M) / SZ_4K);
+		expect_levels(_metadata, p, len - SZ_2M, len - SZ_2M, 0, 0);
+		munmap(p, len - SZ_2M);
+		close(fd);
+	}
+}
+
+TEST_HARNESS_MAIN
