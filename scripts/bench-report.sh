@@ -4,7 +4,8 @@
 # Reads OUTDIR/patched/bench.csv and OUTDIR/stock/bench.csv (tests/dax_bench
 # rows); writes OUTDIR/bench.csv (the same with a kernel column), bench.md
 # (tables; times as ratios to the best of the device-dax 1G rows of the
-# same boot) and bench.png (faults and page-table bytes per GiB, log scale).
+# same boot) and bench.png (faults per GiB, stock against patched, grouped
+# by file system, log scale).
 set -euo pipefail
 outdir=$1
 csv=$outdir/bench.csv md=$outdir/bench.md
@@ -138,25 +139,101 @@ END {
 }' "$csv" "$csv"
 } > "$md"
 
-# the plot: faults and page-table bytes per GiB (at scale) for each row
-awk -F, 'FNR > 1 && $4 !~ /^error/ { printf "%s %s @%s: %s,%s,%s\n", $1, $2, $3, $4, $5, $7 }' \
-	"$csv" > "$outdir/plot.dat"
-gnuplot <<EOF
-set terminal pngcairo noenhanced size 1400,800 font "sans,10"
+# the plot: faults per GiB at a 1 GiB-aligned address, stock and patched
+# side by side for each configuration, grouped by file system (ext2, ext4,
+# xfs, ...), then the references (device-dax, hugetlbfs, tmpfs); log scale.
+# plot.dat: x, faults, pages, kernel (0 stock, 1 patched); plot.gp: the x
+# tics, group names and separators, which depend on the rows present.
+plot() {
+	awk -F, -v dat="$outdir/plot.dat" -v gp="$outdir/plot.gp" '
+	function is_ref(g) { return g ~ /^(devdax|hugetlbfs|tmpfs)$/ }
+	FNR == 1 || $3 != "1G" || $4 ~ /^error/ || ($1, $2) in row { next }
+	{
+		row[$1, $2] = $5 "," $4
+		g = $2
+		sub(/-.*/, "", g)
+		if (!($2 in grp)) {
+			grp[$2] = g
+			conf[g, ++nc[g]] = $2
+		}
+		if (!(g in seen)) {
+			seen[g]
+			order[++ng] = g
+		}
+	}
+	END {
+		# file systems first, then the references, each in CSV order
+		n = 0
+		for (ref = 0; ref <= 1; ref++)
+			for (i = 1; i <= ng; i++)
+				if (is_ref(order[i]) == ref)
+					sorted[++n] = order[i]
+		printf "" > dat
+		printf "set xtics (" > gp
+		x = 0
+		sep = ""
+		for (i = 1; i <= n; i++) {
+			g = sorted[i]
+			if (i > 1) {
+				x += 1.5
+				sepx[i] = x - 2
+			}
+			first = x
+			for (j = 1; j <= nc[g]; j++) {
+				c = conf[g, j]
+				v = c
+				sub(/^[^-]*-?/, "", v)
+				if (v == "")
+					v = "grown"
+				for (k = 0; k <= 1; k++) {
+					kern = k ? "patched" : "stock"
+					if ((kern, c) in row) {
+						split(row[kern, c], f, ",")
+						printf "%.2f %s %s %d\n", x + (k ? 0.45 : -0.45), f[1], f[2], k > dat
+					}
+				}
+				printf "%s\"%s\" %.2f", sep, v, x > gp
+				sep = ", "
+				x += 2.5
+			}
+			mid[i] = (first + x - 2.5) / 2
+		}
+		print ")" > gp
+		printf "set xrange [-1.5:%.2f]\n", x - 1 > gp
+		for (i = 1; i <= n; i++) {
+			name = sorted[i] == "devdax" ? "device-dax" : sorted[i]
+			printf "set label \"%s\" at %.2f, graph -0.1 center font \",13\"\n", name, mid[i] > gp
+			if (i == 1)
+				continue
+			dash = is_ref(sorted[i]) && !is_ref(sorted[i - 1]) ? "dt 1" : "dt 3"
+			printf "set arrow from %.2f, graph -0.13 to %.2f, graph 1 nohead %s lc \"gray50\"\n", sepx[i], sepx[i], dash > gp
+		}
+	}' "$csv"
+	gnuplot <<EOF
+set terminal pngcairo noenhanced size 1400,700 font "sans,11"
 set output "$outdir/bench.png"
-set datafile separator ","
-set title "1 GiB mapped: page faults and page-table bytes per GiB (log scale)"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid border -1
+set title "Page faults to map 1 GiB (1 GiB-aligned address, one word per 4 KiB; fewer faults = bigger pages; log scale)\nOn each bar: the page sizes the page-table dump shows"
 set logscale y
-set yrange [0.5:*]
-set grid ytics
-set xtics rotate by -50 scale 0
-set bmargin 12
-set rmargin 8
-set key top right
-plot "$outdir/plot.dat" using 2:xtic(1) title "faults per GiB", \
-	"" using 3 title "page-table bytes per GiB (at scale)"
+set yrange [0.5:3e6]
+set ytics ("1" 1, "8" 8, "64" 64, "512" 512, "4096" 4096, "32768" 32768, "262144" 262144)
+set ylabel "faults per GiB"
+set ytics nomirror
+set grid ytics lc "gray80"
+set xtics scale 0 nomirror
+set bmargin 7
+set rmargin 16
+set key top left opaque box
+set style fill solid 0.9 border -1
+set boxwidth 0.9 absolute
+set label "1 GiB pages" at graph 1.01, first 1 left
+set label "2 MiB pages" at graph 1.01, first 512 left
+set label "4 KiB pages" at graph 1.01, first 262144 left
+set label "default mkfs; grown: pwrite into a growing file; sized: ftruncate to 1 GiB first; padded: the file starts on a 1 GiB boundary; stride, su2m: mkfs aligned to 2 MiB" at screen 0.5, screen 0.03 center
+load "$outdir/plot.gp"
+plot "$outdir/plot.dat" using (\$4 == 0 ? \$1 : 1/0):2 with boxes lc "#e08a2c" title "stock 6.1.192", \
+	"" using (\$4 == 1 ? \$1 : 1/0):2 with boxes lc "#2c6fbb" title "patched", \
+	"" using 1:(\$2 * 1.6):3 with labels center notitle
 EOF
+}
+plot
 echo "bench: $md, $csv, $outdir/bench.png"
