@@ -73,13 +73,15 @@ age: kernel testbin
 	scripts/run-age.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/age
 
 # page sizes of DAX files by how they were written (appends, cp, concurrent
-# appenders, fallocate, write faults) on several mkfs layouts, patched
-# against stock; KERNELS=patched skips the stock kernel
+# appenders, fallocate, write faults, PMDK pools) on several mkfs layouts,
+# patched against stock; KERNELS=patched skips the stock kernel
 .PHONY: growth
 growth: kernel testbin
 ifneq ($(KERNELS),patched)
 	$(MAKE) kernel STOCK=1
 endif
+	scripts/setup-host.sh libpmemobj-dev
+	$(MAKE) -s -C tests O=$(OUT)/bin KSRC=$(KSRC) $(OUT)/bin/pmdk_probe
 	scripts/run-growth.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/growth
 
 # xfstests -g dax and a few mmap tests on ext4, xfs, ext2 with -o dax,

@@ -6,8 +6,9 @@
 # cp(1), by 4 processes appending 256 KiB at a time each to its own file,
 # by fallocate and by write faults into a sized file
 # (tests/dax_alloc_probe), each mapped 1 GiB aligned and read one word
-# per 4 KiB (written, for the fault fill). Each file is removed after its
-# row. Rows: "growth-row: LAYOUT <dax_alloc_probe row>".
+# per 4 KiB (written, for the fault fill); then PMDK pools of 1, 2 and
+# 4 GiB (tests/pmdk_probe, if built). Each file is removed after its row.
+# Rows: "growth-row: LAYOUT <dax_alloc_probe row>", "growth-pmdk: ...".
 # GROWTH_LAYOUTS in /mnt/out/growth.conf picks layouts by name (default:
 # all below).
 bin=/mnt/out/bin
@@ -64,6 +65,12 @@ for layout in $layouts; do
 		"$bin/dax_alloc_probe" --concurrent 4 256k "$mib" "$d/c" read |
 			sed "s/^/growth-row: $layout /"
 		rm -rf "$d/c"
+	done
+	# a PMDK pool, as an application makes it (tests/pmdk_probe.c)
+	for mib in 1024 2048 4096; do
+		[ -x "$bin/pmdk_probe" ] || break
+		"$bin/pmdk_probe" "$mib" "$d/pool" | sed "s/^/growth-pmdk: $layout /"
+		rm -f "$d/pool"
 	done
 done
 umount /mnt/growth

@@ -46,6 +46,20 @@ rows() {
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3,
 			(k in sf) ? sf[k] : "-", (k in sp) ? sp[k] : "-", $4, $9, $6
 	}' <(rows stock) <(rows patched)
+	echo
+	echo "PMDK pools (\`tests/pmdk_probe\`: pmemobj_create, then one byte per 4 KiB"
+	echo "past the first 64 KiB through the pool's mapping):"
+	echo
+	echo "| kernel | layout | MiB | base aligned | faults (create + writes) | pages | fallback reasons |"
+	echo "| --- | --- | ---: | --- | ---: | --- | --- |"
+	for kernel in stock patched; do
+		[ -f "$outdir/$kernel/console.txt" ] || continue
+		grep -h '^growth-pmdk: ' "$outdir/$kernel/console.txt" |
+		awk -F'\t' -v k="$kernel" '{
+			split($1, f, " ")
+			printf "| %s | %s | %s | %s | %d | %s | %s |\n", k, f[2], $2, $3, $4 + $5, $10, $11
+		}'
+	done
 } > "$outdir/growth.md"
 echo "growth: table in $outdir/growth.md"
 exit "$trouble"
