@@ -5,7 +5,8 @@
 # usage: run-tests.sh KERNEL OUTDIR
 # environment: ONLY, a list of test binaries to run (default all; "stress"
 # names the short stress set; the second boot runs only for nogbpages_test),
-# e.g. for DEBUG=1 or a quick edit-build-test loop
+# e.g. for DEBUG=1 or a quick edit-build-test loop; TIMEOUT for the main
+# boot (default 3600 s)
 # Ends with "N passed, N failed" and exits non-zero if a test failed, the
 # guest did not finish, or the kernel warned.
 set -euo pipefail
@@ -17,7 +18,10 @@ rm -f "$outdir/console.log"
 rm -rf "${outdir:?}/bin" && cp -r "$bin" "$outdir/bin"
 # ONLY="name ...": just these test binaries ("stress": the short stress set)
 printf 'ONLY="%s"\n' "${ONLY:-}" > "$outdir/test.conf"
-"$here/scripts/run-guest.sh" "$kernel" "$here/guest/test-job.sh" "$outdir" >/dev/null || true
+# the main boot takes 15-20 minutes on a quiet 2-core machine; leave room
+# for a busy one (run-guest.sh's own default is 30 minutes)
+TIMEOUT=${TIMEOUT:-3600} \
+	"$here/scripts/run-guest.sh" "$kernel" "$here/guest/test-job.sh" "$outdir" >/dev/null || true
 logs=("$outdir/console.log")
 # a second, short boot on a CPU without 1 GiB pages (with ONLY, only if
 # ONLY names nogbpages_test)

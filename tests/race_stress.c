@@ -1854,9 +1854,19 @@ static void check_clones(uint8_t *buf)
 		fd = open(path, O_RDONLY);
 		for (off = c->off; fd >= 0 && off < c->off + c->len; off += n) {
 			n = min64(IOMAX, c->off + c->len - off);
-			if (pread(fd, buf, n, off) != (ssize_t)n) {
-				violation(V_CLONE, c->owner, off, errno, n,
-					  "clone pread");
+			ssize_t r = pread(fd, buf, n, off);
+
+			if (r != (ssize_t)n) {
+				struct stat st;
+
+				/* a short read: say what the clone was */
+				if (r >= 0 && !fstat(fd, &st))
+					printf("# clone %d (%s of file %d, [%#" PRIx64 ", +%#" PRIx64 ")): pread at %#" PRIx64 " returned %zd, size %#llx\n",
+					       k, c->whole ? "FICLONE" : "FICLONERANGE",
+					       c->f, c->off, c->len, off, r,
+					       (unsigned long long)st.st_size);
+				violation(V_CLONE, c->owner, off, r < 0 ? errno : r,
+					  n, "clone pread");
 				break;
 			}
 			check_mem(buf, off, n, c->page, c->off, 8, c->owner,
