@@ -123,27 +123,6 @@ static size_t parse_size(const char *s)
 	return *end ? 0 : n;
 }
 
-/* append @len bytes to @path in write()s of @piece, through O_APPEND */
-static int append_file(const char *path, size_t len, size_t piece)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	char *buf = malloc(piece);
-	size_t off;
-
-	if (fd < 0 || !buf)
-		return -1;
-	for (off = 0; off < len; off += piece) {
-		size_t n = len - off < piece ? len - off : piece;
-
-		fill_pattern(buf, n, 1, off);
-		if (write(fd, buf, n) != (ssize_t)n)
-			break;
-	}
-	free(buf);
-	close(fd);
-	return off < len ? -1 : 0;
-}
-
 /* cp(1) a file of @len bytes, written by pwrite() in 1 GiB pieces, to @path */
 static int copy_file(const char *path, size_t len)
 {
@@ -255,7 +234,7 @@ static int concurrent(int argc, char **argv)
 			return 1;
 		if (pid == 0) {
 			snprintf(path, sizeof(path), "%s/append%d.%d", dir, n, i);
-			_exit(append_file(path, len, piece) ? 1 : 0);
+			_exit(append_file_pattern(path, len, piece, 1) ? 1 : 0);
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -309,7 +288,7 @@ int main(int argc, char **argv)
 	if (!strncmp(fill, "append", 6)) {
 		size_t piece = parse_size(fill + 6);
 
-		ret = piece ? append_file(path, len, piece) : (errno = EINVAL, -1);
+		ret = piece ? append_file_pattern(path, len, piece, 1) : (errno = EINVAL, -1);
 	} else if (!strcmp(fill, "cp")) {
 		ret = copy_file(path, len);
 	}

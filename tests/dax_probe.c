@@ -832,6 +832,32 @@ void touch_write(void *p, size_t len, size_t step, uint64_t seed,
 
 #define IO_CHUNK	SZ_2M
 
+int append_file_pattern(const char *path, size_t len, size_t piece,
+			uint64_t seed)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	char *buf = malloc(piece);
+	size_t off;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (off = 0; off < len; off += piece) {
+		size_t n = len - off < piece ? len - off : piece;
+
+		fill_pattern(buf, n, seed, off);
+		if (write(fd, buf, n) != (ssize_t)n)
+			break;
+	}
+	free(buf);
+	if (close(fd))
+		return -1;
+	return off < len ? -1 : 0;
+}
+
 int write_file_pattern(int fd, off_t off, size_t len, uint64_t seed)
 {
 	size_t done, n;

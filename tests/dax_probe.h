@@ -208,6 +208,12 @@ uint64_t touch_read(const void *p, size_t len, size_t step);
 void touch_write(void *p, size_t len, size_t step, uint64_t seed,
 		 off_t file_off);
 
+/*
+ * Create @path anew and append @len bytes of the pattern of @seed to it in
+ * write()s of @piece bytes (O_APPEND; the last may be shorter).  0 or -1.
+ */
+int append_file_pattern(const char *path, size_t len, size_t piece,
+			uint64_t seed);
 /* pwrite() the full pattern into [off, off + len) in 2 MiB pieces. */
 int write_file_pattern(int fd, off_t off, size_t len, uint64_t seed);
 /* pread() [off, off + len) and check_pattern() it; *bad is a file offset. */

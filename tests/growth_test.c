@@ -44,27 +44,6 @@ static const char *const events[] = {
 	NULL,
 };
 
-/* append @len bytes to a new file @path in write()s of @piece; 0 or -1 */
-static int append_file(const char *path, size_t len, size_t piece,
-		       uint64_t seed)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	char *buf = malloc(piece);
-	size_t off;
-
-	if (fd < 0 || !buf)
-		return -1;
-	for (off = 0; off < len; off += piece) {
-		fill_pattern(buf, piece, seed, off);
-		if (write(fd, buf, piece) != (ssize_t)piece)
-			break;
-	}
-	free(buf);
-	if (close(fd))
-		return -1;
-	return off < len ? -1 : 0;
-}
-
 FIXTURE(growth) {
 	char path[MAX_WRITERS][256];
 	uint64_t seed;
@@ -133,9 +112,12 @@ TEST_F_TIMEOUT(growth, appenders_map_pmds_past_the_first_2m, 2 * TIMEOUT_LONG)
 		pid_t pid = fork();
 
 		ASSERT_LE(0, pid);
-		if (pid == 0)
-			_exit(append_file(self->path[i], len, variant->piece,
-					  writer_seed(self->seed, i)) ? 1 : 0);
+		if (pid == 0) {
+			uint64_t seed = writer_seed(self->seed, i);
+
+			_exit(append_file_pattern(self->path[i], len,
+						  variant->piece, seed) ? 1 : 0);
+		}
 	}
 	for (i = 0; i < variant->writers; i++) {
 		ASSERT_LT(0, wait(&status));
