@@ -211,6 +211,21 @@ static int measure(const char *fill, int fd, size_t len, int do_write)
 	return 0;
 }
 
+/* measure() the existing file @path */
+static int measure_path(const char *fill, const char *path, size_t len,
+			int do_write)
+{
+	int fd = open(path, O_RDWR), ret;
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	ret = measure(fill, fd, len, do_write);
+	close(fd);
+	return ret;
+}
+
 /* --concurrent N SIZE MIB DIR [ACCESS] */
 static int concurrent(int argc, char **argv)
 {
@@ -247,16 +262,8 @@ static int concurrent(int argc, char **argv)
 	}
 	snprintf(fill, sizeof(fill), "concurrent%d-%s", n, argv[3]);
 	for (i = 0; i < n && !ret; i++) {
-		int fd;
-
 		snprintf(path, sizeof(path), "%s/append%d.%d", dir, n, i);
-		fd = open(path, O_RDWR);
-		if (fd < 0) {
-			perror(path);
-			return 1;
-		}
-		ret = measure(fill, fd, len, do_write);
-		close(fd);
+		ret = measure_path(fill, path, len, do_write);
 	}
 	return ret;
 }
@@ -296,16 +303,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s %s: %s\n", fill, path, strerror(errno));
 		return 1;
 	}
-	if (!strncmp(fill, "append", 6) || !strcmp(fill, "cp")) {
-		fd = open(path, O_RDWR);
-		if (fd < 0) {
-			perror(path);
-			return 1;
-		}
-		ret = measure(fill, fd, len, do_write);
-		close(fd);
-		return ret;
-	}
+	if (!strncmp(fill, "append", 6) || !strcmp(fill, "cp"))
+		return measure_path(fill, path, len, do_write);
 
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
