@@ -10,12 +10,13 @@
 # 4 GiB (tests/pmdk_probe, if built). Each file is removed after its row.
 # Rows: "growth-row: LAYOUT <dax_alloc_probe row>", "growth-pmdk: ...".
 # GROWTH_LAYOUTS in /mnt/out/growth.conf picks layouts by name (default:
-# all below).
+# all below), GROWTH_PARTS the parts: small, files, pmdk (default: all).
 bin=/mnt/out/bin
 here=/mnt/repo/guest
 # shellcheck disable=SC1091 # written by run-growth.sh
 [ -f /mnt/out/growth.conf ] && . /mnt/out/growth.conf
 layouts=${GROWTH_LAYOUTS:-ext4 ext4-noflexbg ext4-packed xfs xfs-su2m}
+parts=" ${GROWTH_PARTS:-small files pmdk} "
 set -e
 sh "$here/setup-pmem.sh" >/dev/null
 set +e
@@ -50,10 +51,13 @@ for layout in $layouts; do
 		grep -E '^(Filesystem features|Flex block group size|Blocks per group)' |
 		sed "s/^/growth: $layout geometry: /" ;;
 	esac
-	"$bin/dax_alloc_probe" --small 1000 "$d/small" |
-		sed "s/^/growth: $layout /"
-	rm -rf "$d/small"
+	case $parts in *" small "*)
+		"$bin/dax_alloc_probe" --small 1000 "$d/small" |
+			sed "s/^/growth: $layout /"
+		rm -rf "$d/small" ;;
+	esac
 	for mib in 1024 2048; do
+		case $parts in *" files "*) ;; *) break ;; esac
 		for fill in append4k append64k append1m append4m cp fallocate; do
 			"$bin/dax_alloc_probe" "$fill" "$mib" "$d/f" read |
 				sed "s/^/growth-row: $layout /"
@@ -68,6 +72,7 @@ for layout in $layouts; do
 	done
 	# a PMDK pool, as an application makes it (tests/pmdk_probe.c)
 	for mib in 1024 2048 4096; do
+		case $parts in *" pmdk "*) ;; *) break ;; esac
 		[ -x "$bin/pmdk_probe" ] || break
 		"$bin/pmdk_probe" "$mib" "$d/pool" | sed "s/^/growth-pmdk: $layout /"
 		rm -f "$d/pool"

@@ -3,7 +3,8 @@
 # each with guest/growth-job.sh (the same write patterns on the same mkfs
 # layouts), then write OUTDIR/growth.md: faults and page sizes of each file,
 # stock against patched. KERNELS="patched" skips the stock boot (its
-# columns then show "-"); GROWTH_LAYOUTS picks layouts (guest/growth-job.sh).
+# columns then show "-"); GROWTH_LAYOUTS picks layouts, GROWTH_PARTS the
+# parts (small, files, pmdk; see guest/growth-job.sh).
 # usage: run-growth.sh PATCHED_BZIMAGE STOCK_BZIMAGE OUTDIR
 set -euo pipefail
 patched=$1 stock=$2 outdir=$3
@@ -11,7 +12,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 trouble=0
 for kernel in patched stock; do
 	mkdir -p "$outdir/$kernel"
-	echo "GROWTH_LAYOUTS='${GROWTH_LAYOUTS:-}'" > "$outdir/$kernel/growth.conf"
+	printf "GROWTH_LAYOUTS='%s'\nGROWTH_PARTS='%s'\n" "${GROWTH_LAYOUTS:-}" \
+		"${GROWTH_PARTS:-}" > "$outdir/$kernel/growth.conf"
 done
 "$here/scripts/boot-patched-and-stock.sh" growth "$here/guest/growth-job.sh" \
 	"$patched" "$stock" "$outdir" || trouble=1

@@ -835,4 +835,171 @@ TEST_F_TIMEOUT(fs_pud, read_unwritten_maps_pmd_zero_pages, TIMEOUT_LONG)
 	EXPECT_EQ((uint64_t)0, touch_read(self->p, SZ_1G, SZ_4K));
 }
 
+/*
+ * A 1 GiB scratch file written with pwrite() (pattern @seed), and a small
+ * shared mapping of its first @pages pages, written through with @seed2
+ * before anything else maps the file, as PMDK writes a pool's header
+ * through a 4 KiB mapping of its own: the file's first entries are dirty
+ * 4 KiB ones.  The scratch file becomes self->fd.  Returns the small
+ * mapping, or NULL.
+ */
+static char *small_entries_first(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(fs_pud) *self, size_t pages,
+				 uint64_t seed, uint64_t seed2)
+{
+	char *small;
+	int fd;
+
+	fd = open_scratch(_metadata, self, "hugedax.pud.small");
+	if (fd < 0)
+		return NULL;
+	close(self->fd);
+	self->fd = fd;
+	EXPECT_EQ(0, ftruncate(fd, SZ_1G));
+	EXPECT_EQ(0, write_file_pattern(fd, 0, SZ_1G, seed));
+	EXPECT_EQ(0, fsync(fd));
+	EXPECT_EQ(1L, fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G));
+	small = mmap(NULL, pages * SZ_4K, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     fd, 0);
+	EXPECT_NE(MAP_FAILED, small);
+	if (small == MAP_FAILED)
+		return NULL;
+	fill_pattern(small, pages * SZ_4K, seed2, 0);
+	return small;
+}
+
+/*
+ * The whole file, shared, at a 1 GiB-aligned address: read one word per
+ * 4 KiB with the fault tracepoints on.
+ */
+static void map_and_read_traced(struct __test_metadata *_metadata,
+				FIXTURE_DATA(fs_pud) *self,
+				struct fault_count *fc)
+{
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	traced_touch(_metadata, events, fc, self->p, SZ_1G, SZ_4K, false, 0, 0);
+}
+
+/*
+ * A 4 KiB entry that a small mapping faulted first gives way to the PUD:
+ * the PUD fault unmaps it, writes back its dirty lines and replaces it.
+ * Access order: pwrite() the file; write page 0 through a 4 KiB mapping;
+ * read one word per 4 KiB of the whole file through a 1 GiB-aligned
+ * mapping (one PUD fault); then write page 0 through the small mapping
+ * again, which must reach the same blocks the PUD maps.
+ */
+TEST_F_TIMEOUT(fs_pud, small_entry_gives_way_to_pud, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed(), seed2 = new_seed(), seed3 = new_seed();
+	struct fault_count fc;
+	off_t bad = 0;
+	char *small;
+
+	RETURN_IF_SKIPPED();
+	small = small_entries_first(_metadata, self, 1, seed, seed2);
+	ASSERT_NE(NULL, small);
+
+	map_and_read_traced(_metadata, self, &fc);
+	TH_LOG("pud NOPAGE %ld FALLBACK %ld, pmd %ld",
+	       trace_count("dax_pud_fault_done", "NOPAGE"),
+	       trace_count("dax_pud_fault_done", "FALLBACK"),
+	       trace_count("dax_pmd_fault_done", NULL));
+	expect_faults(_metadata, "read 1 GiB", &fc, 1);
+	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "FALLBACK"));
+	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", NULL));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+
+	/* the PUD shows what the small mapping wrote, and the rest */
+	EXPECT_EQ(0UL, count_wrong(self->p, SZ_4K, seed2, 0));
+	expect_data(_metadata, self->p + SZ_4K, SZ_1G - SZ_4K, seed, SZ_4K);
+	/* the small mapping refaults into the PUD's blocks */
+	EXPECT_EQ(0UL, count_wrong(small, SZ_4K, seed2, 0));
+	fill_pattern(small, SZ_4K, seed3, 0);
+	EXPECT_EQ(0UL, count_wrong(self->p, SZ_4K, seed3, 0));
+	EXPECT_EQ(0, msync(small, SZ_4K, MS_SYNC));
+	munmap(small, SZ_4K);
+	EXPECT_EQ(0, check_file_pattern(self->fd, 0, SZ_4K, 8, seed3, &bad)) {
+		TH_LOG("pread differs at %#llx", (unsigned long long)bad);
+	}
+	EXPECT_EQ(0, check_file_pattern(self->fd, SZ_4K, SZ_1G - SZ_4K, SZ_4K,
+					seed, &bad)) {
+		TH_LOG("pread differs at %#llx", (unsigned long long)bad);
+	}
+}
+
+/*
+ * Negative control: a huge fault replaces at most 16 smaller entries.
+ * With 17 in the first 2 MiB, neither the PUD nor that PMD replaces
+ * them: the first 2 MiB maps with PTEs, the rest with PMDs.  Access
+ * order as in small_entry_gives_way_to_pud, with 17 small pages.
+ */
+TEST_F_TIMEOUT(fs_pud, many_small_entries_keep_their_size, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed(), seed2 = new_seed();
+	struct fault_count fc;
+	char *small;
+
+	RETURN_IF_SKIPPED();
+	small = small_entries_first(_metadata, self, 17, seed, seed2);
+	ASSERT_NE(NULL, small);
+
+	map_and_read_traced(_metadata, self, &fc);
+	expect_faults(_metadata, "read 1 GiB", &fc, 512 + 511);
+	EXPECT_EQ(1L, trace_count_reason("dax_pud_fault_done", "FALLBACK",
+					 "conflict"));
+	EXPECT_EQ(1L, trace_count_reason("dax_pmd_fault_done", "FALLBACK",
+					 "conflict"));
+	expect_levels(_metadata, self->p, SZ_1G, SZ_2M, SZ_1G - SZ_2M, 0);
+	EXPECT_EQ(0UL, count_wrong(self->p, 17 * SZ_4K, seed2, 0));
+	expect_data(_metadata, self->p + 17 * SZ_4K, SZ_1G - 17 * SZ_4K, seed,
+		    17 * SZ_4K);
+	munmap(small, 17 * SZ_4K);
+}
+
+/*
+ * Negative control: a pinned page keeps its entry.  vmsplice() holds a
+ * reference to the small mapping's page in a pipe, as O_DIRECT or RDMA
+ * would hold it: the PUD and the first PMD fall back (conflict), and the
+ * data stays where it is.  (The 4 KiB entries the fallback leaves keep the
+ * first 2 MiB at 4 KiB afterwards too: there are more than 16 of them.)
+ */
+TEST_F_TIMEOUT(fs_pud, pinned_small_entry_keeps_its_size, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed(), seed2 = new_seed();
+	struct iovec iov;
+	struct fault_count fc;
+	char *small, *buf;
+	int pipefd[2];
+
+	RETURN_IF_SKIPPED();
+	small = small_entries_first(_metadata, self, 1, seed, seed2);
+	ASSERT_NE(NULL, small);
+	ASSERT_EQ(0, pipe(pipefd));
+	iov = (struct iovec){ .iov_base = small, .iov_len = SZ_4K };
+	ASSERT_EQ((ssize_t)SZ_4K, vmsplice(pipefd[1], &iov, 1, 0));
+
+	map_and_read_traced(_metadata, self, &fc);
+	expect_faults(_metadata, "read 1 GiB, page 0 pinned", &fc, 512 + 511);
+	EXPECT_EQ(1L, trace_count_reason("dax_pud_fault_done", "FALLBACK",
+					 "conflict"));
+	EXPECT_EQ(1L, trace_count_reason("dax_pmd_fault_done", "FALLBACK",
+					 "conflict"));
+	expect_levels(_metadata, self->p, SZ_1G, SZ_2M, SZ_1G - SZ_2M, 0);
+	EXPECT_EQ(0UL, count_wrong(self->p, SZ_4K, seed2, 0));
+
+	/* the pipe holds the page's data */
+	buf = malloc(SZ_4K);
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ((ssize_t)SZ_4K, read(pipefd[0], buf, SZ_4K));
+	EXPECT_EQ(0UL, count_wrong(buf, SZ_4K, seed2, 0));
+	free(buf);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	munmap(small, SZ_4K);
+}
+
 TEST_HARNESS_MAIN
