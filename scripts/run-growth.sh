@@ -52,14 +52,14 @@ rows() {
 	echo "PMDK pools (\`tests/pmdk_probe\`: pmemobj_create, then one byte per 4 KiB"
 	echo "past the first 64 KiB through the pool's mapping):"
 	echo
-	echo "| kernel | layout | MiB | base aligned | faults (create + writes) | pages | fallback reasons |"
-	echo "| --- | --- | ---: | --- | ---: | --- | --- |"
+	echo "| kernel | layout | MiB | base aligned | faults (create + writes) | pages | fallback reasons | each GiB |"
+	echo "| --- | --- | ---: | --- | ---: | --- | --- | --- |"
 	for kernel in stock patched; do
 		[ -f "$outdir/$kernel/console.txt" ] || continue
 		grep -h '^growth-pmdk: ' "$outdir/$kernel/console.txt" |
 		awk -F'\t' -v k="$kernel" '{
 			split($1, f, " ")
-			printf "| %s | %s | %s | %s | %d | %s | %s |\n", k, f[2], $2, $3, $4 + $5, $10, $11
+			printf "| %s | %s | %s | %s | %d | %s | %s | %s |\n", k, f[2], $2, $3, $4 + $5, $10, $11, ($12 == "") ? "-" : $12
 		}'
 	done
 } > "$outdir/growth.md"

@@ -6,7 +6,7 @@
  * pool's own mapping and print one row:
  *
  *   pmdk  MiB  base-alignment  create-faults  faults  pmd-ok  pmd-fallback
- *   pud-ok  pud-fallback  page-sizes  fallback-reasons
+ *   pud-ok  pud-fallback  page-sizes  fallback-reasons  per-GiB-page-sizes
  *
  * faults: getrusage during the writes, and (create-faults) during
  * pmemobj_create(); ok/fallback: the fs_dax *_fault_done tracepoints of
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	static const char *const events[] = {
 		"fs_dax/dax_pmd_fault_done", "fs_dax/dax_pud_fault_done", NULL
 	};
-	char pages[96], why[256] = "";
+	char pages[96], why[256] = "", gibs[512] = "";
 	struct ptdump_sizes sizes;
 	struct fault_count fc;
 	size_t len, off, align;
@@ -84,13 +84,23 @@ int main(int argc, char **argv)
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
 				 "%s%s=%ld", *why ? "," : "", reasons[i], n);
 	}
-	printf("pmdk\t%zu\t%zuK\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%s\t%s\n",
+	/* and each whole GiB on its own */
+	for (off = 0; off + SZ_1G <= len; off += SZ_1G) {
+		char one[64];
+
+		if (ptdump_levels((unsigned long)base + off, SZ_1G, &sizes))
+			break;
+		ptdump_describe(one, sizeof(one), &sizes, 0);
+		snprintf(gibs + strlen(gibs), sizeof(gibs) - strlen(gibs),
+			 "%s%s", off ? "," : "", one);
+	}
+	printf("pmdk\t%zu\t%zuK\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%s\t%s\t%s\n",
 	       len / SZ_1M, align >> 10, create_faults, faults,
 	       trace_count("dax_pmd_fault_done", "NOPAGE"),
 	       trace_count("dax_pmd_fault_done", "FALLBACK"),
 	       trace_count("dax_pud_fault_done", "NOPAGE"),
 	       trace_count("dax_pud_fault_done", "FALLBACK"),
-	       pages, *why ? why : "-");
+	       pages, *why ? why : "-", *gibs ? gibs : "-");
 	pmemobj_close(pop);
 	return 0;
 }
