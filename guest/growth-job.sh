@@ -76,6 +76,7 @@ for layout in $layouts; do
 		[ -x "$bin/pmdk_probe" ] || break
 		"$bin/pmdk_probe" "$mib" "$d/pool" | sed "s/^/growth-pmdk: $layout /"
 		rm -f "$d/pool"
+		sync	# its blocks are free for the next pool once committed
 	done
 done
 umount /mnt/growth
