@@ -8,6 +8,7 @@ pkgs=(
 	git qemu-system-x86 jq
 	e2fsprogs xfsprogs ndctl	# run inside the guest, from the host's root
 	gnuplot-nox fio stress-ng shellcheck
+	libpmemobj-dev			# tests/pmdk_test: a PMDK application
 	"$@"
 )
 missing=()

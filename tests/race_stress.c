@@ -1029,6 +1029,14 @@ static uint64_t lock_tail(struct model *m, uint64_t to)
 	for (;;) {
 		lo = min64(__atomic_load_n(&m->size, __ATOMIC_ACQUIRE), to) &
 		     ~(ZONE - 1);
+		/*
+		 * At least the last zone, which every size change holds: a
+		 * truncate to the maximum size of a file already that big
+		 * would otherwise lock nothing, and run at the same time as
+		 * a truncate down, whose size the model could then record
+		 * in the other order from the kernel's.
+		 */
+		lo = min64(lo, last_zone_end(m) - ZONE);
 		zlock(m, lo, last_zone_end(m) - lo, 1);
 		size = m->size;
 		if (min64(size, to) >= lo)
