@@ -30,7 +30,7 @@ export XFSTESTS QUICK
 # make growth KERNELS=patched: boot only the patched kernel
 export KERNELS
 
-.PHONY: all setup tree kernel testbin test demo stress persist shell check check-series export clean
+.PHONY: all setup tree kernel testbin test demo stress persist shell check check-series cover export clean
 
 all: test
 
@@ -129,6 +129,10 @@ check: tree
 # every patch builds on its own: compile what the series touches at each commit
 check-series: kernel
 	scripts/check-series-builds.sh $(KSRC) $(KOUT)/.config
+
+# a cover letter per destination series (patches/covers: groups, blurbs)
+cover: tree
+	scripts/cover-letters.sh $(KSRC)
 
 # re-export patches/ from the commits on top of "base" in $(KSRC)
 export:
