@@ -31,6 +31,9 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/ioctl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 
 #include "dax_probe.h"
 
@@ -1000,6 +1003,104 @@ TEST_F_TIMEOUT(fs_pud, pinned_small_entry_keeps_its_size, TIMEOUT_LONG)
 	close(pipefd[0]);
 	close(pipefd[1]);
 	munmap(small, SZ_4K);
+}
+
+/*
+ * A fallocated 1 GiB scratch file whose first page is written (pattern
+ * @seed) through a 4 KiB mapping of its own, as PMDK writes a pool
+ * header: FIEMAP must show one written block, then unwritten blocks right
+ * after it on the device.  The scratch file becomes self->fd.
+ */
+static void written_head_file(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(fs_pud) *self, uint64_t seed)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[2];
+	} x = { .fm = { .fm_length = SZ_1G, .fm_flags = FIEMAP_FLAG_SYNC,
+			.fm_extent_count = 2 } };
+	struct fiemap_extent *fe = x.fm.fm_extents;
+	char *small;
+	int fd;
+
+	fd = open_scratch(_metadata, self, "hugedax.pud.head");
+	ASSERT_LE(0, fd);
+	close(self->fd);
+	self->fd = fd;
+	ASSERT_EQ(0, fallocate(fd, 0, 0, SZ_1G));
+	small = mmap(NULL, SZ_4K, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, small);
+	fill_pattern(small, SZ_4K, seed, 0);
+	ASSERT_EQ(0, msync(small, SZ_4K, MS_SYNC));
+	munmap(small, SZ_4K);
+	ASSERT_EQ(0, ioctl(fd, FS_IOC_FIEMAP, &x.fm));
+	ASSERT_EQ(2U, x.fm.fm_mapped_extents);
+	TH_LOG("extents: %#llx+%#llx flags %#x, %#llx+%#llx flags %#x",
+	       (unsigned long long)fe[0].fe_physical,
+	       (unsigned long long)fe[0].fe_length, fe[0].fe_flags,
+	       (unsigned long long)fe[1].fe_physical,
+	       (unsigned long long)fe[1].fe_length, fe[1].fe_flags);
+	EXPECT_EQ((unsigned long long)SZ_4K,
+		  (unsigned long long)fe[0].fe_length);
+	EXPECT_EQ(0U, fe[0].fe_flags & FIEMAP_EXTENT_UNWRITTEN);
+	EXPECT_NE(0U, fe[1].fe_flags & FIEMAP_EXTENT_UNWRITTEN);
+	EXPECT_EQ(fe[0].fe_physical + SZ_4K, fe[1].fe_physical);
+	EXPECT_EQ(1L, fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G));
+}
+
+/*
+ * The rest of a range that starts written and goes on unwritten is
+ * converted by a PUD write fault.  Access order: the written head (see
+ * written_head_file()); then write one word per 4 KiB through a
+ * 1 GiB-aligned mapping: one PUD fault.  The head keeps its data, the
+ * converted rest reads zeros where it was not written.
+ */
+TEST_F_TIMEOUT(fs_pud, pud_write_converts_unwritten_rest, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed(), seed2 = new_seed();
+	struct fault_count fc;
+	const uint64_t *w;
+	size_t off, nonzero = 0;
+
+	RETURN_IF_SKIPPED();
+	written_head_file(_metadata, self, seed);
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true,
+		     seed2, 0);
+	expect_faults(_metadata, "write 1 GiB", &fc, 1);
+	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "FALLBACK"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	/* word 0 of each page is new; the head's other words are kept */
+	EXPECT_EQ(1UL, count_wrong(self->p, SZ_4K, seed, 0));
+	for (off = SZ_4K; off < SZ_1G; off += SZ_4K) {
+		w = (const uint64_t *)(self->p + off);
+		nonzero += w[0] != pattern_word(seed2, off) || w[1] || w[511];
+	}
+	EXPECT_EQ(0UL, nonzero);
+}
+
+/*
+ * Negative control: a read fault converts nothing, so the PUD falls back
+ * with "extent" (one written block, then unwritten ones) and no PUD maps.
+ * Access order: the written head, then read one word per 4 KiB.
+ */
+TEST_F_TIMEOUT(fs_pud, pud_read_of_written_head_falls_back, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+
+	RETURN_IF_SKIPPED();
+	written_head_file(_metadata, self, seed);
+	map_and_read_traced(_metadata, self, &fc);
+	EXPECT_LE(1L, trace_count_reason("dax_pud_fault_done", "FALLBACK",
+					 "extent"));
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	expect_levels(_metadata, self->p, SZ_1G, SZ_2M, SZ_1G - SZ_2M, 0);
+	EXPECT_EQ(0UL, count_wrong(self->p, SZ_4K, seed, 0));
 }
 
 TEST_HARNESS_MAIN
