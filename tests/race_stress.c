@@ -1050,6 +1050,7 @@ static void op_truncate(struct thr *t)
 	int f = below(t, nfiles);
 	struct model *m = &sh->m[f];
 	uint64_t size, old, lo;
+	struct stat st;
 
 	switch (below(t, 4)) {
 	case 0:
@@ -1082,6 +1083,10 @@ static void op_truncate(struct thr *t)
 		__atomic_add_fetch(&m->resizes, 1, __ATOMIC_ACQ_REL);
 		goto out;
 	}
+	/* under the tail lock no other size change runs: the size is ours */
+	if (!fstat(fds[f], &st) && (uint64_t)st.st_size != size)
+		violation(V_MODEL, m->owner, size, st.st_size, size,
+			  "file size right after ftruncate");
 	if (size < old)
 		model_set(m, size, old - size, V_BEYOND);
 	else
