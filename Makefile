@@ -84,6 +84,13 @@ endif
 	$(MAKE) -s -C tests O=$(OUT)/bin KSRC=$(KSRC) $(OUT)/bin/pmdk_probe
 	scripts/run-growth.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/growth
 
+# does dax_align=off (mount option, sysfs) give the stock kernel's
+# placement and page sizes? The same files on both kernels, compared
+.PHONY: optout
+optout: kernel testbin
+	$(MAKE) kernel STOCK=1
+	scripts/run-optout.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/optout
+
 # xfstests -g dax and a few mmap tests on ext4, xfs, ext2 with -o dax,
 # stock against patched kernel; xfstests is cloned and built outside this
 # repository (XFSTESTS=checkout, default $(CACHE)/xfstests); QUICK=1 adds

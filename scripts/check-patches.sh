@@ -10,10 +10,14 @@ while read -r p; do
 	n=$((n + 1))
 	# The tree is a tarball in git without upstream history, so the ids
 	# in Fixes: tags cannot be looked up here (UNKNOWN_COMMIT_ID).
+	# Mount option tokens are named Opt_* in every filesystem, and
+	# checkpatch cannot learn enum members, so it takes each new one, and
+	# each line of them a patch touches, for CamelCase: drop just those.
 	out=$(cd "$src" && perl scripts/checkpatch.pl --strict --terse \
-		--ignore UNKNOWN_COMMIT_ID "$here/patches/$p" 2>&1)
+		--ignore UNKNOWN_COMMIT_ID "$here/patches/$p" 2>&1 |
+		grep -v 'CHECK: Avoid CamelCase: <Opt_[a-z0-9_]*>$')
 	# --terse prints nothing, or a "total:" line, for a clean patch
-	if [ -n "$out" ] && ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks'; then
+	if echo "$out" | grep -Eq ': (ERROR|WARNING|CHECK):|total: [1-9]|, [1-9][0-9]* warnings'; then
 		bad=$((bad + 1))
 		printf '%s:\n%s\n' "$p" "$out"
 	fi

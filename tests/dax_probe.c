@@ -349,6 +349,46 @@ long trace_count(const char *event, const char *suffix)
 	return trace_count_reason(event, suffix, NULL);
 }
 
+long trace_sum(const char *event, const char *field)
+{
+	char path[PATH_MAX * 2], ekey[128], fkey[128];
+	char *line = NULL, *at, *end;
+	size_t cap = 0;
+	long sum = 0;
+	int bad = 0;
+	FILE *f;
+
+	if (trace_instance())
+		return -1;
+	snprintf(path, sizeof(path), "%s/trace", trace_dir);
+	snprintf(ekey, sizeof(ekey), " %s: ", event);
+	snprintf(fkey, sizeof(fkey), " %s ", field);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		if (strstr(line, "[LOST ") && strstr(line, " EVENTS]"))
+			bad = 1;
+		if (line[0] == '#' || !strstr(line, ekey))
+			continue;
+		at = strstr(line, fkey);
+		if (!at) {
+			bad = 1;
+			continue;
+		}
+		sum += strtol(at + strlen(fkey), &end, 0);
+		if (end == at + strlen(fkey))
+			bad = 1;
+	}
+	free(line);
+	fclose(f);
+	if (bad) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return sum;
+}
+
 /* ---- page table dump ---- */
 
 #define PTDUMP_PATH	"/sys/kernel/debug/page_tables/current_kernel"

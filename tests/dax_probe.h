@@ -81,6 +81,12 @@ int trace_line_fields(const char *line, const char *event, const char *result,
 		      const char *reason);
 long trace_count_reason(const char *event, const char *result,
 			const char *reason);
+/*
+ * Sum of the numbers after " FIELD " in the buffered events named @event
+ * ("dax_writeback_one", "pglen": pages written back).  -1 (errno
+ * EOVERFLOW) if the buffer lost events or an event lacks the field.
+ */
+long trace_sum(const char *event, const char *field);
 
 /* ---- page table dump (/sys/kernel/debug/page_tables/current_kernel) ---- */
 

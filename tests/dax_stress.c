@@ -440,7 +440,7 @@ static long tr_pmd_ok, tr_pmd_fb, tr_pud_ok, tr_pud_fb;
 /* the fallback reasons of the fs_dax fault-done events, where the kernel has them */
 static const char *const reasons[] = {
 	"misaligned_address", "misaligned_offset", "vma_too_small",
-	"beyond_eof", "cow", "extent", "pfn", "conflict", "hole",
+	"beyond_eof", "cow", "extent", "pfn", "conflict", "hole", "disabled",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))
 static long tr_pmd_why[NREASONS], tr_pud_why[NREASONS];

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Guest side of `make optout`: does dax_align=off give stock placement and
+# page sizes? On each of ext4, xfs and ext2, a fresh file system on the
+# 16 GiB namespace gets the same files, made one after another on CPU 0
+# (ext4 keeps small-file preallocations per CPU) and none removed (freed
+# blocks return to ext4 only once the journal commits, at a time of its
+# own): 200 small files, then files written by appends of 64 KiB and
+# 1 MiB, pwrite of 2 MiB pieces, fallocate, and write faults into a sized
+# file (tests/dax_alloc_probe, each mapped 1 GiB or 2 MiB aligned and
+# touched one word per 4 KiB). Then the physical extents of every file.
+# On the patched kernel three times: MODE "default", "mount" (mount option
+# dax_align=off) and "sysfs" (transparent_hugepage/dax_align=off); on a
+# kernel without the setting once, MODE "stock".
+# Rows: "optout-row: MODE FS <dax_alloc_probe row>",
+#       "optout-extents: MODE FS FILE phys:len,phys:len,..." (4 KiB blocks)
+bin=/mnt/out/bin
+here=/mnt/repo/guest
+knob=/sys/kernel/mm/transparent_hugepage/dax_align
+set -e
+sh "$here/setup-pmem.sh" >/dev/null
+set +e
+dev=$(ndctl list -N | jq -r 'if type == "array" then .[] else . end | select(.name == "ext4") | .blockdev')
+dev=/dev/$dev
+d=/mnt/optout
+mkdir -p $d
+echo "optout: kernel $(uname -r) device $dev"
+
+modes=stock
+[ -f $knob ] && modes="default mount sysfs"
+
+# physical extents of FILE as "start:len,..." in 4 KiB blocks
+extents() {
+	filefrag -e -b4096 "$1" | awk -F'[ :.]+' '
+		/^ *[0-9]+: / { printf "%s%s:%s", sep, $5, $7; sep = "," }
+		END { print "" }'
+}
+
+for mode in $modes; do
+	for fs in ext4 xfs ext2; do
+		umount $d 2>/dev/null
+		opts=dax
+		[ "$mode" = mount ] && opts=dax,dax_align=off
+		[ -f $knob ] && echo pud > $knob
+		[ "$mode" = sysfs ] && echo off > $knob
+		case $fs in
+		ext4) mkfs.ext4 -q -F "$dev" && mount -o $opts "$dev" $d ;;
+		xfs) mkfs.xfs -q -f "$dev" && mount -o $opts "$dev" $d ;;
+		ext2) mkfs.ext2 -q -F "$dev" && mount -t ext2 -o $opts "$dev" $d ;;
+		esac || { echo "optout: $mode $fs: mkfs or mount failed"; continue; }
+		grep " $d " /proc/mounts | sed "s/^/optout: $mode $fs mount: /"
+		taskset -c 0 "$bin/dax_alloc_probe" --small 200 $d/small |
+			sed "s/^/optout-row: $mode $fs /"
+		for f in append64k:256 append1m:1024 pwrite2m:512 fallocate:1024 fault:1024; do
+			taskset -c 0 "$bin/dax_alloc_probe" "${f%:*}" "${f#*:}" \
+				"$d/${f%:*}" read | sed "s/^/optout-row: $mode $fs /"
+		done
+		for f in $d/small/f0 $d/small/f199 $d/append64k $d/append1m \
+			$d/pwrite2m $d/fallocate $d/fault; do
+			echo "optout-extents: $mode $fs ${f#"$d"/} $(extents "$f")"
+		done
+		umount $d
+	done
+done
+[ -f $knob ] && echo pud > $knob
+echo "hugedax-optout: done"
