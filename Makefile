@@ -29,6 +29,8 @@ export ONLY
 export XFSTESTS QUICK
 # make growth KERNELS=patched: boot only the patched kernel
 export KERNELS
+# make latency LATENCY_REPS=N
+export LATENCY_REPS
 
 .PHONY: all setup tree kernel testbin test demo stress persist shell check check-series cover export clean
 
@@ -83,6 +85,13 @@ endif
 	scripts/setup-host.sh libpmemobj-dev
 	$(MAKE) -s -C tests O=$(OUT)/bin KSRC=$(KSRC) $(OUT)/bin/pmdk_probe
 	scripts/run-growth.sh $(KERNEL) $(CACHE)/build-stock/arch/x86/boot/bzImage $(OUT)/growth
+
+# latency of single operations (first write fault, msync, truncate, COW,
+# a concurrent reader) at each page size, with device-dax and hugetlbfs
+# anchors; table and plot in $(OUT)/latency (LATENCY_REPS, default 5)
+.PHONY: latency
+latency: kernel testbin
+	scripts/run-latency.sh $(KERNEL) $(OUT)/latency
 
 # does dax_align=off (mount option, sysfs) give the stock kernel's
 # placement and page sizes? The same files on both kernels, compared

@@ -682,6 +682,27 @@ int access_in_child(char *p, int write)
 	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
+int forced_read_in_child(const void *p, uint64_t want, unsigned int seconds)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		uint64_t got = 0;
+		int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+
+		alarm(seconds);
+		if (fd < 0 || pread(fd, &got, sizeof(got), (off_t)(uintptr_t)p) !=
+		    (ssize_t)sizeof(got))
+			_exit(2);
+		_exit(got == want ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+				     WEXITSTATUS(status);
+}
+
 /* ---- DAX accounting: smaps fields and /proc/vmstat counters ---- */
 
 int smaps_dax_parse(FILE *f, unsigned long start, int all, struct dax_kb *out)

@@ -167,6 +167,13 @@ int pagemap_scan(const void *p, size_t len, struct pagemap_stats *out);
  * signal that killed the child, 0 if none did, -1 on error.
  */
 int access_in_child(char *p, int write);
+/*
+ * In a child process, read the 8 bytes at @p through /proc/self/mem (a
+ * get_user_pages(FOLL_FORCE) read, which works on PROT_NONE too), with
+ * an alarm after @seconds: 0 if it read @want, 1 if something else, 2 if
+ * the read failed, 128 + signal if killed (SIGALRM: it hung), -1 on error.
+ */
+int forced_read_in_child(const void *p, uint64_t want, unsigned int seconds);
 
 /* ---- DAX accounting: smaps fields and /proc/vmstat counters ---- */
 
