@@ -15,6 +15,8 @@
 # Rows: "optout-row: MODE FS <dax_alloc_probe row>",
 #       "optout-extents: MODE FS FILE phys:len,phys:len,..." (4 KiB blocks)
 bin=/mnt/out/bin
+# ext2 starts a file at a colour of its group picked by the writer's pid
+export HUGEDAX_PID_COLOUR=5
 here=/mnt/repo/guest
 knob=/sys/kernel/mm/transparent_hugepage/dax_align
 set -e

@@ -35,6 +35,8 @@
  *   dax_alloc_probe --small N DIR
  *     create N files of 4 KiB in DIR (created), print "small N KiB-used"
  *     where KiB-used is the growth of the file system's used space
+ * HUGEDAX_PID_COLOUR=N: run as a process whose pid % 16 is N (see
+ * pin_pid_colour()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -268,11 +270,46 @@ static int concurrent(int argc, char **argv)
 	return ret;
 }
 
+/*
+ * ext2 (and ext4 without flex_bg) start a file's blocks at a "colour" of
+ * its group chosen by the writer's pid % 16.  With HUGEDAX_PID_COLOUR=N
+ * in the environment, run in a child whose pid % 16 is N, so that two
+ * boots place the same files alike (make optout).
+ */
+static void pin_pid_colour(void)
+{
+	const char *want = getenv("HUGEDAX_PID_COLOUR");
+	int status, tries;
+
+	if (!want)
+		return;
+	for (tries = 0; tries < 64; tries++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			break;
+		if (pid == 0) {
+			if (getpid() % 16 == atoi(want) % 16)
+				return;		/* the child goes on */
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid)
+			break;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+		    pid % 16 == atoi(want) % 16)
+			exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+	}
+	fprintf(stderr, "HUGEDAX_PID_COLOUR: no pid with that colour\n");
+	exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fill, *path;
 	int fd, ret = 0, do_write;
 	size_t len;
+
+	pin_pid_colour();
 
 	if (argc == 2 && !strcmp(argv[1], "--header")) {
 		printf("fill\tMiB\tfaults\tpmd-ok\tpmd-fallback\tpud-ok\tpud-fallback\tpages\t2M-aligned\t1G-aligned\tKiB-used\n");
