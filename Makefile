@@ -29,8 +29,8 @@ export ONLY
 export XFSTESTS QUICK
 # make growth KERNELS=patched: boot only the patched kernel
 export KERNELS
-# make latency LATENCY_REPS=N
-export LATENCY_REPS
+# make latency LATENCY_REPS=N LATENCY_OPS="msync truncate"
+export LATENCY_REPS LATENCY_OPS
 
 .PHONY: all setup tree kernel testbin test demo stress persist shell check check-series cover export clean
 

@@ -3,13 +3,15 @@
 # xfs, at each page size (a 1 GiB-aligned mapping, one 2 MiB past it, one
 # 4 KiB past a 2 MiB boundary), with device-dax and hugetlbfs (1 GiB pages)
 # as anchors for the first store. Rows go to /mnt/out/latency.csv.
-# LATENCY_REPS in /mnt/out/latency.conf: repetitions (default 5).
+# LATENCY_REPS and LATENCY_OPS in /mnt/out/latency.conf: repetitions
+# (default 5) and operations (default all).
 here=/mnt/repo/guest
 bin=/mnt/out/bin
 out=/mnt/out/latency.csv
 # shellcheck disable=SC1091 # written by run-latency.sh
 [ -f /mnt/out/latency.conf ] && . /mnt/out/latency.conf
 reps=${LATENCY_REPS:-5}
+ops=${LATENCY_OPS:-first-write sparse-write mapsync msync truncate reader cow}
 set -e
 EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh "$here/setup-pmem.sh" mkfs >/dev/null
 devdax=$(cut -d' ' -f2 /mnt/devdax-path)
@@ -23,13 +25,16 @@ echo 0 > /proc/sys/vm/dirty_writeback_centisecs
 row() {
 	"$bin/dax_latency" "$@" | tee -a "$out" | sed 's/^/latency: /'
 }
-row devdax "$devdax" first-write 1G "$reps"
-row hugetlbfs /mnt/huge/lat first-write 1G 2
+case " $ops " in *" first-write "*)
+	row devdax "$devdax" first-write 1G "$reps"
+	row hugetlbfs /mnt/huge/lat first-write 1G 2 ;;
+esac
 for fs in ext4 xfs; do
-	for op in first-write sparse-write mapsync msync truncate reader; do
+	for op in $ops; do
+		# reflink: xfs only
+		[ "$op" = cow ] && [ "$fs" != xfs ] && continue
 		row "$fs" "/mnt/$fs/lat" "$op" 1G,2M,4K "$reps"
 	done
 done
-row xfs /mnt/xfs/lat cow 1G,2M,4K "$reps"
 echo 500 > /proc/sys/vm/dirty_writeback_centisecs
 echo "hugedax-latency: done"

@@ -15,7 +15,8 @@
  *                allocates)
  *   mapsync      first-write through a MAP_SYNC mapping (the fault also
  *                commits the metadata)
- *   msync        a written 1 GiB file, mapped and read; then a store to a
+ *   msync        a written 1 GiB file (sized first, then pwrite), mapped
+ *                and read; then a store to a
  *                random 4 KiB page and msync() of that page, timed;
  *                bytes: written back (fs_dax dax_writeback_one, first rep)
  *   truncate     a written 1 GiB file, mapped and read; ftruncate(0) timed
@@ -185,9 +186,11 @@ static int new_file(const char *path, const char *how, size_t len)
 
 	if (fd < 0)
 		return -1;
+	/* "written": sized first, so that the file system places it whole */
 	if ((!strcmp(how, "falloc") && fallocate(fd, 0, 0, len)) ||
 	    (!strcmp(how, "sparse") && ftruncate(fd, len)) ||
-	    (!strcmp(how, "written") && write_file_pattern(fd, 0, len, 7))) {
+	    (!strcmp(how, "written") &&
+	     (ftruncate(fd, len) || write_file_pattern(fd, 0, len, 7)))) {
 		close(fd);
 		return -1;
 	}
