@@ -352,6 +352,8 @@ TEST_F_TIMEOUT(fs_pud, private_write_copies_4k, TIMEOUT_LONG)
  */
 TEST_F_TIMEOUT(fs_pud, mprotect_whole_pud_keeps_pud, TIMEOUT_LONG)
 {
+	long refaults;
+
 	RETURN_IF_SKIPPED();
 	map_one_pud(_metadata, self);
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ));
@@ -365,7 +367,13 @@ TEST_F_TIMEOUT(fs_pud, mprotect_whole_pud_keeps_pud, TIMEOUT_LONG)
 	EXPECT_EQ(0, forced_read_in_child(self->p + SZ_2M,
 					  pattern_word(FILE_SEED, SZ_2M), 60));
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ | PROT_WRITE));
-	EXPECT_EQ(1, refault_count(_metadata, self->p, "after PROT_NONE and back"));
+	/*
+	 * One PUD fault; the forced read above forked, so a first write to
+	 * a stack page of this process may add a copy-on-write fault.
+	 */
+	refaults = refault_count(_metadata, self->p, "after PROT_NONE and back");
+	EXPECT_LE(1, refaults);
+	EXPECT_GE(1 + FAULT_SLACK, refaults);
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	expect_data(_metadata, self->p, SZ_1G, FILE_SEED, 0);
 	expect_file_data(_metadata, self->fd, FILE_SEED);

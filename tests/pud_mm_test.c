@@ -118,6 +118,8 @@ TEST_F_TIMEOUT(devdax_pud, control_remap_refaults, TIMEOUT_LONG)
  */
 TEST_F_TIMEOUT(devdax_pud, mprotect_keeps_pud, TIMEOUT_LONG)
 {
+	long refaults;
+
 	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ));
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
@@ -130,7 +132,13 @@ TEST_F_TIMEOUT(devdax_pud, mprotect_keeps_pud, TIMEOUT_LONG)
 	EXPECT_EQ(2, forced_read_in_child(self->p + SZ_2M,
 					  pattern_word(self->seed, SZ_2M), 60));
 	ASSERT_EQ(0, mprotect(self->p, SZ_1G, PROT_READ | PROT_WRITE));
-	EXPECT_EQ(1, refault_count(_metadata, self->p, "after PROT_NONE and back"));
+	/*
+	 * One PUD fault; the forced read above forked, so a first write to
+	 * a stack page of this process may add a copy-on-write fault.
+	 */
+	refaults = refault_count(_metadata, self->p, "after PROT_NONE and back");
+	EXPECT_LE(1, refaults);
+	EXPECT_GE(1 + FAULT_SLACK, refaults);
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	self->seed++;
 	touch_write(self->p, SZ_1G, SZ_4K, self->seed, 0);
