@@ -134,6 +134,12 @@ irqsoff: kernel testbin
 persist: kernel testbin
 	scripts/run-persist.sh $(KERNEL) $(OUT)/persist
 
+# pstore/dax: panic with a record file registered on ext4, then on xfs, and
+# read the record back after each reboot (also part of make test)
+.PHONY: pstore
+pstore: kernel testbin
+	scripts/run-pstore.sh $(KERNEL) $(OUT)/pstore
+
 # an interactive guest: the same layout as the tests, a shell on the console
 shell: kernel testbin
 	GUEST_STDIN=/dev/stdin scripts/run-guest.sh $(KERNEL) guest/shell-job.sh $(OUT)/shell

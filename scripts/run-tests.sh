@@ -4,7 +4,8 @@
 # the consoles: TAP results of every test binary, plus the kernel log.
 # usage: run-tests.sh KERNEL OUTDIR
 # environment: ONLY, a list of test binaries to run (default all; "stress"
-# names the short stress set; the second boot runs only for nogbpages_test),
+# names the short stress set; the nogbpages boot runs only for
+# nogbpages_test, the pstore/dax boots only for pstore_dax_test),
 # e.g. for DEBUG=1 or a quick edit-build-test loop; TIMEOUT for the main
 # boot (default 3600 s)
 # Ends with "N passed, N failed" and exits non-zero if a test failed, the
@@ -23,15 +24,21 @@ printf 'ONLY="%s"\n' "${ONLY:-}" > "$outdir/test.conf"
 TIMEOUT=${TIMEOUT:-3600} \
 	"$here/scripts/run-guest.sh" "$kernel" "$here/guest/test-job.sh" "$outdir" >/dev/null || true
 logs=("$outdir/console.log")
-# a second, short boot on a CPU without 1 GiB pages (with ONLY, only if
-# ONLY names nogbpages_test)
-case " ${ONLY:-nogbpages_test} " in
-*" nogbpages_test "*) ;;
-*) exec "$here/scripts/judge-console.sh" "${logs[@]}" ;;
-esac
-mkdir -p "$outdir/nogbpages"
-rm -rf "${outdir:?}/nogbpages/bin" && cp -r "$bin" "$outdir/nogbpages/bin"
-CPU=max,pdpe1gb=off "$here/scripts/run-guest.sh" "$kernel" \
-	"$here/guest/nogbpages-job.sh" "$outdir/nogbpages" >/dev/null || true
-logs+=("$outdir/nogbpages/console.log")
+# ONLY="name ...": the extra boots run only for the tests they serve
+wanted() { case " ${ONLY:-$1} " in *" $1 "*) return 0 ;; esac; return 1; }
+# a second, short boot on a CPU without 1 GiB pages
+if wanted nogbpages_test; then
+	mkdir -p "$outdir/nogbpages"
+	rm -rf "${outdir:?}/nogbpages/bin" && cp -r "$bin" "$outdir/nogbpages/bin"
+	CPU=max,pdpe1gb=off "$here/scripts/run-guest.sh" "$kernel" \
+		"$here/guest/nogbpages-job.sh" "$outdir/nogbpages" >/dev/null || true
+	logs+=("$outdir/nogbpages/console.log")
+fi
+# pstore/dax: a panic on ext4 and on xfs, each read back in a second boot
+if wanted pstore_dax_test; then
+	mkdir -p "$outdir/pstore"
+	rm -rf "${outdir:?}/pstore/bin" && cp -r "$bin" "$outdir/pstore/bin"
+	PSTORE_JUDGE=0 "$here/scripts/run-pstore.sh" "$kernel" "$outdir/pstore"
+	logs+=("$outdir/pstore/ext4-verify/console.log" "$outdir/pstore/xfs-verify/console.log")
+fi
 exec "$here/scripts/judge-console.sh" "${logs[@]}"
