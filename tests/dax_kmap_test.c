@@ -194,6 +194,11 @@ FIXTURE_VARIANT_ADD(kmap, ext4_2m) {
 	.dir = "/mnt/ext4", .unit = SZ_2M, .collapse = 1,
 };
 
+/* ext4 reports extents of at most 128 MiB: the kernel mapping joins them */
+FIXTURE_VARIANT_ADD(kmap, ext4_1g) {
+	.dir = "/mnt/ext4", .unit = SZ_1G, .collapse = 1,
+};
+
 FIXTURE_VARIANT_ADD(kmap, ext4_4k_contiguous) {
 	.dir = "/mnt/ext4", .unit = 4096, .collapse = 0,
 };
@@ -561,6 +566,11 @@ TEST_F(pstore, refusals)
 	EXPECT_EQ(-ENOENT, pstore_set("/mnt/ext4/hugedax.no-such-file"));
 	ASSERT_EQ(0, make_sized("/tmp/hugedax.pstore", SZ_1M, 1));
 	EXPECT_EQ(-EOPNOTSUPP, pstore_set("/tmp/hugedax.pstore"));
+	/* ext2 has no ->dax_kmap */
+	if (!make_sized("/mnt/ext2/hugedax.pstore", SZ_1M, 1)) {
+		EXPECT_EQ(-EOPNOTSUPP, pstore_set("/mnt/ext2/hugedax.pstore"));
+		unlink("/mnt/ext2/hugedax.pstore");
+	}
 	ASSERT_EQ(0, make_sized(self->path, 4096, 1));
 	EXPECT_EQ(-ENOSPC, pstore_set(self->path));
 	ASSERT_EQ(0, make_sized(self->path, SZ_1M, 0));
