@@ -57,10 +57,15 @@ objs=$(git -C "$src" diff --name-only base HEAD -- '*.c' | sed 's/\.c$/.o/' | tr
 bad=0
 for c in $(git -C "$src" rev-list --reverse base..HEAD); do
 	git -C "$wt" checkout -q --detach "$c"
+	# the objects whose sources exist at this commit (the series adds files)
+	now=""
+	for o in $objs; do
+		if [ -f "$wt/${o%.o}.c" ]; then now+="$o "; fi
+	done
 	for t in $targets; do
 		read -ra cross <<< "$(crossargs "$t")"
 		# shellcheck disable=SC2086 # a list of objects
-		if log=$(make -s -C "$wt" O="$(outdir "$t")" "${cross[@]}" -j"$(nproc)" $objs 2>&1) &&
+		if log=$(make -s -C "$wt" O="$(outdir "$t")" "${cross[@]}" -j"$(nproc)" $now 2>&1) &&
 			! grep -q 'warning:' <<<"$log"; then
 			echo "builds:  $t  $(git -C "$src" log -1 --format=%s "$c")"
 		else
