@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "dax_probe.h"
 
@@ -101,13 +102,39 @@ FIXTURE_SETUP(ext4_pud)
 	ASSERT_EQ(1, file_is_dax(self->fd));
 }
 
+#define MAX_FILLERS	32
+
+static void filler_path(char *buf, size_t n, int i)
+{
+	snprintf(buf, n, "%s/hugedax.ext4fill.%d",
+		 env_or("HUGEDAX_EXT4", "/mnt/ext4"), i);
+}
+
 FIXTURE_TEARDOWN(ext4_pud)
 {
+	char path[300];
+	int i;
+
 	if (self->p != MAP_FAILED)
 		munmap(self->p, self->len);
 	if (self->fd >= 0)
 		close(self->fd);
 	unlink(self->path);
+	/* what pud_fault_without_aligned_room_allocates_nothing filled */
+	for (i = 0; i < MAX_FILLERS; i++) {
+		filler_path(path, sizeof(path), i);
+		unlink(path);
+	}
+	sync();
+}
+
+static unsigned long long free_bytes(int fd)
+{
+	struct statvfs st;
+
+	if (fsync(fd) || fstatvfs(fd, &st))
+		return 0;
+	return (unsigned long long)st.f_bfree * st.f_frsize;
 }
 
 /*
@@ -313,6 +340,86 @@ TEST_F_TIMEOUT(ext4_pud, no_pmd_fallback_64m_to_2g, 3 * TIMEOUT_LONG)
 			}
 		}
 	}
+}
+
+/*
+ * Once no free, aligned GiB is left, a write fault into a sparse 1 GiB
+ * file falls back to a PMD before allocating: it takes a few MiB, not the
+ * GiB that a PUD fault would allocate and zero for nothing.  Signals: free
+ * space, the dax_pud_fault_fallback and dax_pmd_fault counters, and the
+ * page-table dump.  Control: with one aligned GiB given back, the same
+ * fault maps a PUD and takes the whole GiB.  Access: one word written at
+ * the start of the mapping, nothing read first.
+ */
+TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
+	       3 * TIMEOUT_LONG)
+{
+	struct dax_vmstat before, after, d;
+	unsigned long long free0, free1;
+	char path[300];
+	long aligned = 1;
+	int i, fd;
+
+	/* take every free, aligned GiB: fallocate until one is not aligned */
+	for (i = 0; i < MAX_FILLERS && aligned == 1; i++) {
+		filler_path(path, sizeof(path), i);
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		ASSERT_LE(0, fd);
+		if (fallocate(fd, 0, 0, SZ_1G)) {
+			close(fd);
+			break;
+		}
+		aligned = fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G);
+		close(fd);
+	}
+	TH_LOG("%d fillers, the last %s", i,
+	       aligned == 1 ? "aligned" : "not aligned: no aligned GiB left");
+	ASSERT_NE(1L, aligned);
+	ASSERT_LT(1, i);
+	sync();
+
+	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	free0 = free_bytes(self->fd);
+	ASSERT_EQ(0, dax_vmstat_read(&before));
+	*(volatile uint64_t *)self->p = 0x5a5a5a5a5a5a5a5aULL;
+	ASSERT_EQ(0, dax_vmstat_read(&after));
+	free1 = free_bytes(self->fd);
+	dax_vmstat_delta(&d, &before, &after);
+	TH_LOG("no room: %llu KiB taken; pud %ld fallback %ld, pmd %ld",
+	       (free0 - free1) >> 10, d.pud, d.pud_fallback, d.pmd);
+	EXPECT_GT(8ULL << 20, free0 - free1);
+	EXPECT_EQ(1L, d.pud_fallback);
+	EXPECT_EQ(0L, d.pud);
+	EXPECT_EQ(1L, d.pmd);
+	expect_levels(_metadata, self->p, SZ_2M, 0, SZ_2M, 0);
+	munmap(self->p, self->len);
+	self->p = MAP_FAILED;
+
+	/* control: give the first filler's aligned GiB back */
+	filler_path(path, sizeof(path), 0);
+	ASSERT_EQ(0, unlink(path));
+	ASSERT_EQ(0, ftruncate(self->fd, 0));
+	sync();
+	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	free0 = free_bytes(self->fd);
+	ASSERT_EQ(0, dax_vmstat_read(&before));
+	*(volatile uint64_t *)self->p = 0xa5a5a5a5a5a5a5a5ULL;
+	ASSERT_EQ(0, dax_vmstat_read(&after));
+	free1 = free_bytes(self->fd);
+	dax_vmstat_delta(&d, &before, &after);
+	TH_LOG("room: %llu KiB taken; pud %ld fallback %ld, pmd %ld",
+	       (free0 - free1) >> 10, d.pud, d.pud_fallback, d.pmd);
+	EXPECT_LE(SZ_1G, free0 - free1);
+	EXPECT_EQ(1L, d.pud);
+	EXPECT_EQ(0L, d.pud_fallback);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 }
 
 TEST_HARNESS_MAIN
