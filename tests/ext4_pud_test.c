@@ -138,6 +138,32 @@ static unsigned long long free_bytes(int fd)
 }
 
 /*
+ * Map the file's first GiB at a 1 GiB-aligned address and store one word
+ * at its start: the free space it took (*taken) and the DAX fault
+ * counters (*d) around the store.
+ */
+static void store_into_gib(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(ext4_pud) *self, uint64_t word,
+			   unsigned long long *taken, struct dax_vmstat *d)
+{
+	struct dax_vmstat before, after;
+	unsigned long long free0;
+
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	free0 = free_bytes(self->fd);
+	ASSERT_EQ(0, dax_vmstat_read(&before));
+	*(volatile uint64_t *)self->p = word;
+	ASSERT_EQ(0, dax_vmstat_read(&after));
+	*taken = free0 - free_bytes(self->fd);
+	dax_vmstat_delta(d, &before, &after);
+	TH_LOG("%llu KiB taken; pud %ld fallback %ld, pmd %ld", *taken >> 10,
+	       d->pud, d->pud_fallback, d->pmd);
+}
+
+/*
  * Give the file @len bytes of pattern @seed the way @how says.  For the
  * fault-filled kinds nothing is written here: the caller's write faults
  * write the data (pattern @seed too).
@@ -354,8 +380,8 @@ TEST_F_TIMEOUT(ext4_pud, no_pmd_fallback_64m_to_2g, 3 * TIMEOUT_LONG)
 TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
 	       3 * TIMEOUT_LONG)
 {
-	struct dax_vmstat before, after, d;
-	unsigned long long free0, free1;
+	unsigned long long taken;
+	struct dax_vmstat d;
 	char path[300];
 	long aligned = 1;
 	int i, fd;
@@ -379,19 +405,8 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
 	sync();
 
 	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));
-	self->len = SZ_1G;
-	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
-			      self->fd, 0, 0);
-	ASSERT_NE(MAP_FAILED, self->p);
-	free0 = free_bytes(self->fd);
-	ASSERT_EQ(0, dax_vmstat_read(&before));
-	*(volatile uint64_t *)self->p = 0x5a5a5a5a5a5a5a5aULL;
-	ASSERT_EQ(0, dax_vmstat_read(&after));
-	free1 = free_bytes(self->fd);
-	dax_vmstat_delta(&d, &before, &after);
-	TH_LOG("no room: %llu KiB taken; pud %ld fallback %ld, pmd %ld",
-	       (free0 - free1) >> 10, d.pud, d.pud_fallback, d.pmd);
-	EXPECT_GT(8ULL << 20, free0 - free1);
+	store_into_gib(_metadata, self, 0x5a5a5a5a5a5a5a5aULL, &taken, &d);
+	EXPECT_GT(8ULL << 20, taken);
 	EXPECT_EQ(1L, d.pud_fallback);
 	EXPECT_EQ(0L, d.pud);
 	EXPECT_EQ(1L, d.pmd);
@@ -405,18 +420,8 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
 	ASSERT_EQ(0, ftruncate(self->fd, 0));
 	sync();
 	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));
-	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
-			      self->fd, 0, 0);
-	ASSERT_NE(MAP_FAILED, self->p);
-	free0 = free_bytes(self->fd);
-	ASSERT_EQ(0, dax_vmstat_read(&before));
-	*(volatile uint64_t *)self->p = 0xa5a5a5a5a5a5a5a5ULL;
-	ASSERT_EQ(0, dax_vmstat_read(&after));
-	free1 = free_bytes(self->fd);
-	dax_vmstat_delta(&d, &before, &after);
-	TH_LOG("room: %llu KiB taken; pud %ld fallback %ld, pmd %ld",
-	       (free0 - free1) >> 10, d.pud, d.pud_fallback, d.pmd);
-	EXPECT_LE(SZ_1G, free0 - free1);
+	store_into_gib(_metadata, self, 0xa5a5a5a5a5a5a5a5ULL, &taken, &d);
+	EXPECT_LE(SZ_1G, taken);
 	EXPECT_EQ(1L, d.pud);
 	EXPECT_EQ(0L, d.pud_fallback);
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
