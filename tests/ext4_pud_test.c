@@ -80,6 +80,26 @@ FIXTURE(ext4_pud) {
 	size_t len;
 };
 
+#define MAX_FILLERS	32
+
+static void filler_path(char *buf, size_t n, int i)
+{
+	snprintf(buf, n, "%s/hugedax.ext4fill.%d",
+		 env_or("HUGEDAX_EXT4", "/mnt/ext4"), i);
+}
+
+/* a timed-out run (SIGKILL, no teardown) may have left its fillers */
+static void remove_fillers(void)
+{
+	char path[300];
+	int i;
+
+	for (i = 0; i < MAX_FILLERS; i++) {
+		filler_path(path, sizeof(path), i);
+		unlink(path);
+	}
+}
+
 FIXTURE_SETUP(ext4_pud)
 {
 	char fstype[32];
@@ -95,6 +115,7 @@ FIXTURE_SETUP(ext4_pud)
 	ASSERT_TRUE(dax);
 	snprintf(self->path, sizeof(self->path), "%s/hugedax.ext4pud", dir);
 	unlink(self->path);
+	remove_fillers();
 	/* blocks of deleted files are reusable once the journal commits */
 	sync();
 	self->fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -102,29 +123,15 @@ FIXTURE_SETUP(ext4_pud)
 	ASSERT_EQ(1, file_is_dax(self->fd));
 }
 
-#define MAX_FILLERS	32
-
-static void filler_path(char *buf, size_t n, int i)
-{
-	snprintf(buf, n, "%s/hugedax.ext4fill.%d",
-		 env_or("HUGEDAX_EXT4", "/mnt/ext4"), i);
-}
-
 FIXTURE_TEARDOWN(ext4_pud)
 {
-	char path[300];
-	int i;
-
 	if (self->p != MAP_FAILED)
 		munmap(self->p, self->len);
 	if (self->fd >= 0)
 		close(self->fd);
 	unlink(self->path);
 	/* what pud_fault_without_aligned_room_allocates_nothing filled */
-	for (i = 0; i < MAX_FILLERS; i++) {
-		filler_path(path, sizeof(path), i);
-		unlink(path);
-	}
+	remove_fillers();
 	sync();
 }
 
@@ -400,7 +407,10 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
 	}
 	TH_LOG("%d fillers, the last %s", i,
 	       aligned == 1 ? "aligned" : "not aligned: no aligned GiB left");
-	ASSERT_NE(1L, aligned);
+	ASSERT_LE(0L, aligned);
+	/* more aligned GiBs, or less space, than a default 16 GiB ext4 */
+	if (aligned == 1)
+		SKIP(return, "aligned GiBs still free after %d fillers", i);
 	ASSERT_LT(1, i);
 	sync();
 
