@@ -11,7 +11,7 @@ out=/mnt/out/latency.csv
 # shellcheck disable=SC1091 # written by run-latency.sh
 [ -f /mnt/out/latency.conf ] && . /mnt/out/latency.conf
 reps=${LATENCY_REPS:-5}
-ops=${LATENCY_OPS:-first-write sparse-write mapsync msync truncate reader cow}
+ops=${LATENCY_OPS:-first-write sparse-write mapsync msync truncate reader writer cow}
 set -e
 EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh "$here/setup-pmem.sh" mkfs >/dev/null
 devdax=$(cut -d' ' -f2 /mnt/devdax-path)

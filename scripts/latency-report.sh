@@ -16,7 +16,8 @@ csv=$outdir/latency.csv
 	echo "(first-write, sparse-write, mapsync, reader: written per FIEMAP),"
 	echo "written back (msync: dax_writeback_one), unshared (cow). reader: the"
 	echo "per-access times of another process read-faulting the file's second"
-	echo "GiB while the first store into its first GiB zeroes it."
+	echo "GiB while the first store into its first GiB zeroes it; writer: the"
+	echo "same with write faults, each of which converts its block."
 	echo
 	echo "| fs | op | page | mapped | p50 us | p99 us | max us | bytes | note |"
 	echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"
@@ -35,6 +36,16 @@ csv=$outdir/latency.csv
 			a = v[k, "1G"]; b = v[k, "2M"]; c = ((k, "4K") in v) ? v[k, "4K"] : 0
 			printf "| %s | %.1f | %s |\n", k, (b > 0) ? a / b : 0, (c > 0) ? sprintf("%.1f", a / c) : "-"
 		}
+	}'
+	echo
+	echo "The other process during the first store (reader, writer): its longest"
+	echo "single access against the store's p50 (note), in percent:"
+	echo
+	echo "| fs | op | page | longest access us | store p50 us | ratio % |"
+	echo "| --- | --- | --- | ---: | ---: | ---: |"
+	tail -n +2 "$csv" | awk -F, '($2 == "reader" || $2 == "writer") && $10 ~ /writer_p50_us=/ {
+		w = $10; sub(/.*writer_p50_us=/, "", w)
+		printf "| %s | %s | %s | %s | %s | %.1f |\n", $1, $2, $3, $8, w, (w > 0) ? 100 * $8 / w : 0
 	}'
 } > "$outdir/latency.md"
 # one line per file system and operation: p50 at 1G, 2M, 4K ("?" if none)

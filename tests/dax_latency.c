@@ -28,6 +28,10 @@
  *                while another process read-faults 4 KiB pages of its
  *                second GiB: the reader's per-access times during the
  *                write; note: the writer's time
+ *   writer       the same with the other process write-faulting the
+ *                second GiB's 4 KiB pages: each is a first write, which
+ *                converts (and zeroes) its block, as another writer of
+ *                the file would
  * PATH may also be a device-dax device or a file on hugetlbfs (1 GiB
  * pages), for OP first-write only: their first store, as anchors.
  *
@@ -352,12 +356,13 @@ static int op_cow(const char *path, const char *page, int rep,
 }
 
 /*
- * The writer stores into the first GiB while a child read-faults 4 KiB
- * pages of the second one (mapped 4 KiB off a 2 MiB boundary, so every
- * access is a fault), from just before the store until just after it.
+ * The writer stores into the first GiB while a child read-faults (or, if
+ * @write, write-faults) 4 KiB pages of the second one (mapped 4 KiB off a
+ * 2 MiB boundary, so every access is a fault), from just before the store
+ * until just after it.
  */
 static int op_reader(const char *path, const char *page, int rep,
-		     struct result *r, double *writer)
+		     struct result *r, double *writer, int write)
 {
 	volatile int *flag;
 	double *times, t0;
@@ -377,7 +382,8 @@ static int op_reader(const char *path, const char *page, int rep,
 		return -1;
 	count = (size_t *)(flag + 16);
 	times = (double *)(flag + 64);
-	q = map_aligned(SZ_1G, SZ_2M, PROT_READ, MAP_SHARED, fd, SZ_1G, SZ_4K);
+	q = map_aligned(SZ_1G, SZ_2M, PROT_READ | (write ? PROT_WRITE : 0),
+			MAP_SHARED, fd, SZ_1G, SZ_4K);
 	p = map_page(fd, SZ_1G, page, MAP_SHARED);
 	if (q == MAP_FAILED || p == MAP_FAILED)
 		return -1;
@@ -391,7 +397,10 @@ static int op_reader(const char *path, const char *page, int rep,
 		while (!flag[1] && n < max && n < SZ_1G / SZ_4K) {
 			double a = now_us();
 
-			(void)*(volatile char *)(q + n * SZ_4K);
+			if (write)
+				*(volatile char *)(q + n * SZ_4K) = 1;
+			else
+				(void)*(volatile char *)(q + n * SZ_4K);
 			times[n++] = now_us() - a;
 		}
 		*count = n;
@@ -461,9 +470,11 @@ int main(int argc, char **argv)
 					err = op_truncate(path, page, rep, &r);
 				else if (!strcmp(op, "cow"))
 					err = op_cow(path, page, rep, &r);
-				else if (!strcmp(op, "reader"))
+				else if (!strcmp(op, "reader") ||
+					 !strcmp(op, "writer"))
 					err = op_reader(path, page, rep, &r,
-							&writer[rep % 64]);
+							&writer[rep % 64],
+							op[0] == 'w');
 				else
 					err = op_first_write(path, op, page, rep,
 							     &r);
@@ -474,7 +485,7 @@ int main(int argc, char **argv)
 				page, strerror(errno));
 			return 1;
 		}
-		if (!strcmp(op, "reader")) {
+		if (!strcmp(op, "reader") || !strcmp(op, "writer")) {
 			qsort(writer, reps < 64 ? reps : 64, sizeof(double),
 			      cmp_double);
 			snprintf(r.note, sizeof(r.note), "writer_p50_us=%.0f",

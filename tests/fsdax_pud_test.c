@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -1046,12 +1047,13 @@ static void written_head_file(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, msync(small, SZ_4K, MS_SYNC));
 	munmap(small, SZ_4K);
 	ASSERT_EQ(0, ioctl(fd, FS_IOC_FIEMAP, &x.fm));
-	ASSERT_EQ(2U, x.fm.fm_mapped_extents);
-	TH_LOG("extents: %#llx+%#llx flags %#x, %#llx+%#llx flags %#x",
+	TH_LOG("%u extents: %#llx+%#llx flags %#x, %#llx+%#llx flags %#x",
+	       x.fm.fm_mapped_extents,
 	       (unsigned long long)fe[0].fe_physical,
 	       (unsigned long long)fe[0].fe_length, fe[0].fe_flags,
 	       (unsigned long long)fe[1].fe_physical,
 	       (unsigned long long)fe[1].fe_length, fe[1].fe_flags);
+	ASSERT_EQ(2U, x.fm.fm_mapped_extents);
 	EXPECT_EQ((unsigned long long)SZ_4K,
 		  (unsigned long long)fe[0].fe_length);
 	EXPECT_EQ(0U, fe[0].fe_flags & FIEMAP_EXTENT_UNWRITTEN);
@@ -1113,6 +1115,188 @@ TEST_F_TIMEOUT(fs_pud, pud_read_of_written_head_falls_back, TIMEOUT_LONG)
 	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "NOPAGE"));
 	expect_levels(_metadata, self->p, SZ_1G, SZ_2M, SZ_1G - SZ_2M, 0);
 	EXPECT_EQ(0UL, count_wrong(self->p, SZ_4K, seed, 0));
+}
+
+/* ---- the first write fault of a GiB zeroes it: other writers go on ---- */
+
+#define RACE_BLOCKS	256
+
+/* The child's i-th block: one per 4 MiB, never a GiB's block 0. */
+static off_t race_offset(off_t base, int i)
+{
+	return base + (off_t)i * (SZ_1G / RACE_BLOCKS) + SZ_4K * (1 + i % 7);
+}
+
+static double mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+struct zero_race {
+	volatile int go;
+	double t0, t1;			/* the parent's store */
+	double start[RACE_BLOCKS], end[RACE_BLOCKS];	/* the child's writes */
+};
+
+/*
+ * A fallocated scratch file of @size; its first GiB mapped at a 1 GiB
+ * aligned address (self->p).  A child pwrite()s 4 KiB blocks of pattern
+ * @seed at race_offset(@base, i), from the last one backwards, each a
+ * first write (which converts its block), while the parent's one store
+ * at offset 0 makes the PUD fault that zeroes and converts the first GiB.
+ * Returns how many of the child's writes started and ended within the
+ * store, and the longest write in *@longest.
+ */
+static int zero_race(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(fs_pud) *self, off_t size, off_t base,
+		     uint64_t seed, double *longest)
+{
+	struct zero_race *r;
+	int sfd, status, i, inside = 0;
+	pid_t pid;
+
+	sfd = open_scratch(_metadata, self, "hugedax.pud.race");
+	EXPECT_LE(0, sfd);
+	if (sfd < 0)
+		return -1;
+	EXPECT_EQ(0, fallocate(sfd, 0, 0, size));
+	close(self->fd);
+	self->fd = sfd;
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      sfd, 0, 0);
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	EXPECT_NE(MAP_FAILED, self->p);
+	EXPECT_NE(MAP_FAILED, r);
+	if (self->p == MAP_FAILED || r == MAP_FAILED)
+		return -1;
+
+	pid = fork();
+	EXPECT_LE(0, pid);
+	if (!pid) {
+		static uint64_t blk[SZ_4K / 8];
+
+		r->go = 1;
+		for (i = RACE_BLOCKS - 1; i >= 0; i--) {
+			off_t off = race_offset(base, i);
+
+			fill_pattern(blk, SZ_4K, seed, off);
+			r->start[i] = mono_us();
+			if (pwrite(sfd, blk, SZ_4K, off) != SZ_4K)
+				_exit(1);
+			r->end[i] = mono_us();
+		}
+		_exit(0);
+	}
+	while (pid > 0 && !r->go)
+		;
+	r->t0 = mono_us();
+	*(volatile uint64_t *)self->p = pattern_word(seed, 0);
+	r->t1 = mono_us();
+	EXPECT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+
+	*longest = 0;
+	for (i = 0; i < RACE_BLOCKS; i++) {
+		inside += r->start[i] > r->t0 && r->end[i] < r->t1;
+		if (r->end[i] - r->start[i] > *longest)
+			*longest = r->end[i] - r->start[i];
+	}
+	TH_LOG("the store took %.1f ms; %d of %d writes ran inside it, the longest write took %.1f ms",
+	       (r->t1 - r->t0) / 1e3, inside, RACE_BLOCKS, *longest / 1e3);
+	munmap((void *)r, sizeof(*r));
+	return inside;
+}
+
+/*
+ * The child's blocks hold its pattern (pread), and the rest of the first
+ * GiB reads as zeroes through the mapping, but for the parent's word.
+ */
+static void expect_race_data(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(fs_pud) *self, off_t base,
+			     uint64_t seed)
+{
+	size_t dirty = 0;
+	off_t off, bad = 0;
+	int i;
+
+	for (i = 0; i < RACE_BLOCKS; i++) {
+		off = race_offset(base, i);
+		EXPECT_EQ(0, check_file_pattern(self->fd, off, SZ_4K, 8, seed,
+						&bad)) {
+			TH_LOG("pread of block %#llx differs at %#llx",
+			       (unsigned long long)off, (unsigned long long)bad);
+		}
+	}
+	EXPECT_EQ(pattern_word(seed, 0), *(uint64_t *)self->p);
+	for (off = 0, i = 0; off < (off_t)SZ_1G; off += SZ_4K) {
+		const uint64_t *w = (const uint64_t *)(self->p + off);
+
+		if (i < RACE_BLOCKS && off == race_offset(base, i) - base) {
+			i++;
+			if (!base) {
+				EXPECT_EQ(0UL, count_wrong(w, SZ_4K, seed,
+							   off));
+				continue;
+			}
+		}
+		dirty += (off ? w[0] : 0) || w[1] || w[511];
+	}
+	EXPECT_EQ(0UL, dirty);
+}
+
+/*
+ * The first store into a fallocated GiB makes one PUD fault zero and
+ * convert it, and the kernel holds no lock for the length of that which
+ * writers of other parts of the file need: a child's first writes into
+ * the file's second GiB (each converts its block) start and end while
+ * the store is zeroing the first.  Negative control: before the zeroing
+ * was moved out of the transaction (xfs) or the handle (ext4), none did.
+ * Then one PUD maps the first GiB (no fault to read it again, and the
+ * page-table dump), and all data is in place.  Access order: the child's
+ * pwrite()s and the parent's one store run at once, then reads.
+ */
+TEST_F_TIMEOUT(fs_pud, zeroing_fault_lets_other_writers_in, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	double longest;
+
+	RETURN_IF_SKIPPED();
+	EXPECT_LT(0, zero_race(_metadata, self, 2 * SZ_1G, SZ_1G, seed,
+			       &longest));
+	ASSERT_NE(MAP_FAILED, self->p);
+	EXPECT_EQ(0L, refault_count(_metadata, self->p, "after the race"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	expect_race_data(_metadata, self, SZ_1G, seed);
+	EXPECT_EQ(2L, fiemap_aligned_chunks(self->fd, 0, 2 * SZ_1G, SZ_1G));
+}
+
+/*
+ * The same with the child writing into the GiB that the store zeroes.
+ * On ext4 the zeroing runs before the fault takes the GiB's DAX entry,
+ * so these writes convert and fill their blocks while it runs; on xfs
+ * each waits for the entry once it has converted its block.  Either way
+ * the zeroing must not overwrite any of them: it zeroes only blocks it
+ * finds unwritten under the lock that conversions take exclusively.  A
+ * child write after the fault unmaps the PUD (write(2) into new blocks
+ * does), so the GiB is read once more: at most one fault, and a PUD.
+ */
+TEST_F_TIMEOUT(fs_pud, zeroing_fault_keeps_concurrent_writes, TIMEOUT_LONG)
+{
+	uint64_t seed = new_seed();
+	double longest;
+
+	RETURN_IF_SKIPPED();
+	EXPECT_LE(0, zero_race(_metadata, self, SZ_1G, 0, seed, &longest));
+	ASSERT_NE(MAP_FAILED, self->p);
+	EXPECT_GE(1L, refault_count(_metadata, self->p, "after the race"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	expect_race_data(_metadata, self, 0, seed);
+	EXPECT_EQ(1L, fiemap_aligned_chunks(self->fd, 0, SZ_1G, SZ_1G));
 }
 
 TEST_HARNESS_MAIN
