@@ -186,8 +186,15 @@ static void mapped(const void *p, size_t len, char *buf, size_t n)
 /* a new file @path of 1 GiB: fallocated, sized (sparse) or written */
 static int new_file(const char *path, const char *how, size_t len)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int fd;
 
+	/*
+	 * ext4 and xfs reuse the blocks of the file an earlier repetition
+	 * deleted (the aligned GiBs) only once the deletion has committed:
+	 * without this, later repetitions get other, maybe unaligned, space.
+	 */
+	sync();
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return -1;
 	/* "written": sized first, so that the file system places it whole */
