@@ -22,21 +22,26 @@ esac
 # configure TARGET: its output directory, configured at base
 configure() {
 	local t=$1 out=$src.check-build
-	local frags=("$here/kernel/arm64.config")
+	local frags=("$here/kernel/arm64.config" "$here/kernel/check.config")
+	local want
 	case "$t" in
 	x86_64)
+		# the config of `make kernel`, plus what builds every object
 		mkdir -p "$out"
-		cmp -s "$config" "$out/.config" ||
-			{ cp "$config" "$out/.config"; make -s -C "$wt" O="$out" olddefconfig; }
-		return ;;
+		frags=("$here/kernel/check.config")
+		want=$(cat "$config" "${frags[@]}" | sha256sum)
+		[ "$(cat "$out/.hugedax-fragments" 2>/dev/null)" = "$want" ] && return
+		cp "$config" "$out/.config"
+		;;
 	arm64-64k) frags+=("$here/kernel/arm64-64k.config") ;;
 	esac
-	out=$src.check-build-$t
-	mkdir -p "$out"
-	local want
-	want=$(cat "${frags[@]}" | sha256sum)
-	[ "$(cat "$out/.hugedax-fragments" 2>/dev/null)" = "$want" ] && return
-	make -s -C "$wt" O="$out" "${cross[@]}" defconfig
+	if [ "$t" != x86_64 ]; then
+		out=$src.check-build-$t
+		mkdir -p "$out"
+		want=$(cat "${frags[@]}" | sha256sum)
+		[ "$(cat "$out/.hugedax-fragments" 2>/dev/null)" = "$want" ] && return
+		make -s -C "$wt" O="$out" "${cross[@]}" defconfig
+	fi
 	"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
 	make -s -C "$wt" O="$out" "${cross[@]}" olddefconfig
 	local line
