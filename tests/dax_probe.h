@@ -23,6 +23,9 @@
 #define SZ_2M	0x200000UL
 #define SZ_1G	0x40000000UL
 
+/* CLOCK_MONOTONIC in microseconds, comparable across processes. */
+double now_us(void);
+
 /* ---- page fault counters ---- */
 
 long minflt_now(void);

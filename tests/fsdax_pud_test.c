@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -1127,14 +1126,6 @@ static off_t race_offset(off_t base, int i)
 	return base + (off_t)i * (SZ_1G / RACE_BLOCKS) + SZ_4K * (1 + i % 7);
 }
 
-static double mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 struct zero_race {
 	volatile int go;
 	double t0, t1;			/* the parent's store */
@@ -1185,18 +1176,18 @@ static int zero_race(struct __test_metadata *_metadata,
 			off_t off = race_offset(base, i);
 
 			fill_pattern(blk, SZ_4K, seed, off);
-			r->start[i] = mono_us();
+			r->start[i] = now_us();
 			if (pwrite(sfd, blk, SZ_4K, off) != SZ_4K)
 				_exit(1);
-			r->end[i] = mono_us();
+			r->end[i] = now_us();
 		}
 		_exit(0);
 	}
 	while (pid > 0 && !r->go)
 		;
-	r->t0 = mono_us();
+	r->t0 = now_us();
 	*(volatile uint64_t *)self->p = pattern_word(seed, 0);
-	r->t1 = mono_us();
+	r->t1 = now_us();
 	EXPECT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 
