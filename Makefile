@@ -140,6 +140,12 @@ persist: kernel testbin
 pstore: kernel testbin
 	scripts/run-pstore.sh $(KERNEL) $(OUT)/pstore
 
+# reset the guest while ext4 moves the head of a growing DAX file (SEEDS="1
+# 2 ..."), check the data and e2fsck next boot (two seeds in make test)
+.PHONY: move-reset
+move-reset: kernel testbin
+	scripts/run-move-reset.sh $(KERNEL) $(OUT)/move-reset
+
 # an interactive guest: the same layout as the tests, a shell on the console
 shell: kernel testbin
 	GUEST_STDIN=/dev/stdin scripts/run-guest.sh $(KERNEL) guest/shell-job.sh $(OUT)/shell

@@ -26,9 +26,9 @@ wanted() {
 for t in "$bin"/*_test; do
 	name=$(basename "$t")
 	case "$name" in
-	nogbpages_test|dax_inode_test|pstore_dax_test)
-		# their own set-up: below, guest/nogbpages-job.sh and
-		# guest/pstore-*-job.sh
+	nogbpages_test|dax_inode_test|pstore_dax_test|move_reset_test)
+		# their own set-up: below, guest/nogbpages-job.sh,
+		# guest/pstore-*-job.sh and guest/move-reset-*-job.sh
 		continue
 		;;
 	esac

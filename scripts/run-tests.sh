@@ -5,7 +5,8 @@
 # usage: run-tests.sh KERNEL OUTDIR
 # environment: ONLY, a list of test binaries to run (default all; "stress"
 # names the short stress set; the nogbpages boot runs only for
-# nogbpages_test, the pstore/dax boots only for pstore_dax_test),
+# nogbpages_test, the pstore/dax boots only for pstore_dax_test, the
+# move-reset boots only for move_reset_test),
 # e.g. for DEBUG=1 or a quick edit-build-test loop; TIMEOUT for the main
 # boot (default 3600 s)
 # Ends with "N passed, N failed" and exits non-zero if a test failed, the
@@ -40,5 +41,13 @@ if wanted pstore_dax_test; then
 	rm -rf "${outdir:?}/pstore/bin" && cp -r "$bin" "$outdir/pstore/bin"
 	PSTORE_JUDGE=0 "$here/scripts/run-pstore.sh" "$kernel" "$outdir/pstore"
 	logs+=("$outdir/pstore/ext4-verify/console.log" "$outdir/pstore/xfs-verify/console.log")
+fi
+# a reset while ext4 moves the head of a growing file, two seeds
+if wanted move_reset_test; then
+	mkdir -p "$outdir/move-reset"
+	rm -rf "${outdir:?}/move-reset/bin" && cp -r "$bin" "$outdir/move-reset/bin"
+	SEEDS="$((RANDOM + 1)) $((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
+		"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/move-reset"
+	logs+=("$outdir"/move-reset/*-verify/console.log)
 fi
 exec "$here/scripts/judge-console.sh" "${logs[@]}"

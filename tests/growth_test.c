@@ -184,4 +184,177 @@ TEST_F_TIMEOUT(growth, appenders_map_pmds_past_the_first_2m, 2 * TIMEOUT_LONG)
 	}
 }
 
+/*
+ * ext4: a file that grows past 64 MiB (1/16 of a PUD) has its head moved
+ * to the start of a free, aligned GiB, and keeps growing there, so a 1 GiB
+ * file grown by appends maps one PUD.  Two signals: getrusage (1 fault
+ * for the GiB) and the page table dump; FIEMAP must show the GiB as one
+ * aligned run, and the data is read back through the mapping.  Negative
+ * control: the same file mapped 2 MiB off a GiB boundary takes PMDs.
+ * The file system is the test job's fresh 16 GiB ext4, which has free
+ * aligned GiBs.  Access order: appends, then reads through the mapping.
+ */
+FIXTURE(big) {
+	char path[256];
+	uint64_t seed;
+};
+
+FIXTURE_VARIANT(big) {
+	size_t piece;		/* bytes per write() */
+};
+
+FIXTURE_VARIANT_ADD(big, ext4_appends_1m) {
+	.piece = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(big, ext4_appends_64k) {
+	.piece = 64 * 1024,
+};
+
+FIXTURE_SETUP(big)
+{
+	snprintf(self->path, sizeof(self->path), "%s/big.%d",
+		 env_or("HUGEDAX_EXT4", "/mnt/ext4"), (int)getpid());
+	self->seed = new_seed();
+}
+
+FIXTURE_TEARDOWN(big)
+{
+	unlink(self->path);
+}
+
+TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
+{
+	struct fault_count fc;
+	size_t bad = 0;
+	int fd;
+	char *p;
+
+	ASSERT_EQ(0, append_file_pattern(self->path, SZ_1G, variant->piece,
+					 self->seed));
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G));
+
+	p = map_aligned(SZ_1G, SZ_1G, PROT_READ, MAP_SHARED, fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, SZ_1G, SZ_4K);
+	fault_end(&fc);
+	expect_faults(_metadata, "appended GiB, 1 GiB aligned", &fc, 1);
+	expect_levels(_metadata, p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, check_pattern(p, SZ_1G, 8, self->seed, 0, &bad))
+		TH_LOG("wrong data at %#zx", bad);
+	munmap(p, SZ_1G);
+
+	/* negative control: 2 MiB off a GiB boundary, PMDs only */
+	p = map_aligned(SZ_1G - SZ_2M, SZ_1G, PROT_READ, MAP_SHARED, fd,
+			SZ_2M, SZ_2M);
+	ASSERT_NE(MAP_FAILED, p);
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, SZ_1G - SZ_2M, SZ_4K);
+	fault_end(&fc);
+	expect_faults(_metadata, "appended GiB, 2 MiB off", &fc, 511);
+	expect_levels(_metadata, p, SZ_1G - SZ_2M, 0, SZ_1G - SZ_2M, 0);
+	munmap(p, SZ_1G - SZ_2M);
+	close(fd);
+}
+
+/*
+ * The move of the head must keep what a mapping stores while it happens.
+ * A child stores round numbers into word 1 of every page of the file's
+ * first 60 MiB through a shared mapping, over and over, and records in
+ * shared memory the last round it stored in each page; meanwhile the
+ * parent appends past 64 MiB, which moves the head.  Afterwards every page
+ * must read the child's last round (pread), every other word the pattern,
+ * and the head must sit on a GiB boundary (FIEMAP).  The control is the
+ * check itself: with a lost store, a page reads an older round.
+ */
+#define HEAD	(60 * SZ_1M)
+#define GROWN	(128 * SZ_1M)
+
+static uint64_t round_word(uint64_t round, size_t page)
+{
+	return round << 32 | page;
+}
+
+TEST_F_TIMEOUT(big, head_move_keeps_mapped_stores, 2 * TIMEOUT_LONG)
+{
+	size_t pages = HEAD / SZ_4K, i, lost = 0, bad = 0;
+	volatile uint64_t *last;
+	uint64_t phys, word;
+	off_t where = 0;
+	int fd, status;
+	char *p;
+	pid_t pid;
+
+	if (variant->piece != SZ_1M)
+		SKIP(return, "one variant is enough");
+	ASSERT_EQ(0, append_file_pattern(self->path, HEAD, SZ_1M,
+					 self->seed));
+	fd = open(self->path, O_RDWR);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, HEAD, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	/* last[0]: rounds finished; last[1]: stop; then one per page */
+	last = mmap(NULL, (pages + 2) * 8, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, last);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint64_t round;
+
+		for (round = 1; !last[1]; round++) {
+			for (i = 0; i < pages; i++) {
+				((volatile uint64_t *)(p + i * SZ_4K))[1] =
+					round_word(round, i);
+				last[2 + i] = round;
+			}
+			last[0] = round;
+		}
+		_exit(0);
+	}
+	while (last[0] < 1)
+		usleep(1000);
+	/* grow past 64 MiB while the child stores */
+	ASSERT_EQ(0, write_file_pattern(fd, HEAD, GROWN - HEAD, self->seed));
+	word = last[0];
+	while (last[0] < word + 2)
+		usleep(1000);
+	last[1] = 1;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	TH_LOG("the child stored %lu rounds", (unsigned long)last[0]);
+	munmap(p, HEAD);
+
+	for (i = 0; i < pages; i++) {
+		ASSERT_EQ(8, pread(fd, &word, 8, i * SZ_4K + 8));
+		if (word != round_word(last[2 + i], i) && !lost++)
+			TH_LOG("page %zu reads round %lu, the child stored %lu",
+			       i, (unsigned long)(word >> 32),
+			       (unsigned long)last[2 + i]);
+	}
+	EXPECT_EQ(0UL, lost);
+	/* the rest of each page, and the appended part, hold the pattern */
+	for (i = 0; i < pages; i++) {
+		char buf[SZ_4K];
+
+		ASSERT_EQ((ssize_t)SZ_4K, pread(fd, buf, SZ_4K, i * SZ_4K));
+		*(uint64_t *)(buf + 8) = pattern_word(self->seed, i * SZ_4K + 8);
+		if (check_pattern(buf, SZ_4K, 8, self->seed, i * SZ_4K, &bad))
+			break;
+	}
+	EXPECT_EQ(pages, i) TH_LOG("wrong data at %#zx", i * SZ_4K + bad);
+	EXPECT_EQ(0, check_file_pattern(fd, HEAD, GROWN - HEAD, 8, self->seed,
+					&where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+	ASSERT_EQ(0, fiemap_first_physical(fd, &phys));
+	TH_LOG("the head is at device offset %#llx", (unsigned long long)phys);
+	EXPECT_EQ(0UL, phys & (SZ_1G - 1));
+	munmap((void *)last, (pages + 2) * 8);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A reset while ext4 moves the head of a growing DAX file loses nothing
+ * that was durable, and leaves a consistent file system.
+ *
+ * Two boots per seed (scripts/run-move-reset.sh).  HUGEDAX_MOVE_RESET=write
+ * on a fresh ext4: a neighbour file of 8 MiB and the file of 60 MiB are
+ * written with a pattern of the seed and fsynced; then a child appends to
+ * the file in 1 MiB writes up to 128 MiB, so that its write at 64 MiB
+ * moves the head (ext4_ext_dax_move_head()), and the parent resets the
+ * guest (sysrq b) a delay derived from the seed after the child starts
+ * that write: before, during or after the move.  HUGEDAX_MOVE_RESET=verify
+ * (next boot, after log replay at mount): the file's first 60 MiB and the
+ * neighbour must hold their patterns (pread, and through a mapping), and
+ * every 4 KiB page between 60 MiB and the file size the pattern or zeros.
+ * Where the head ended up is reported (moved or not).  The job checks the
+ * file system with e2fsck -fn afterwards.  Negative control: the data
+ * checks must fail against the pattern of another seed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "dax_probe.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#include "dax_checks.h"
+
+#define HEAD	(60 * SZ_1M)	/* durable before the reset */
+#define GROWN	(128 * SZ_1M)
+#define CROSS	(64 * SZ_1M)	/* the write from here on moves the head */
+#define NEIGH	(8 * SZ_1M)
+#define MAX_DELAY_US	600000
+
+FIXTURE(move_reset) {
+	char path[256], neigh[256], state[256];
+	uint64_t seed;
+};
+
+FIXTURE_SETUP(move_reset)
+{
+	const char *dir = env_or("HUGEDAX_EXT4", "/mnt/ext4");
+
+	snprintf(self->path, sizeof(self->path), "%s/move-reset", dir);
+	snprintf(self->neigh, sizeof(self->neigh), "%s/move-reset.neighbour",
+		 dir);
+	snprintf(self->state, sizeof(self->state), "%s/move-reset.txt",
+		 env_or("HUGEDAX_PERSIST_DIR", "/mnt/out"));
+	self->seed = strtoull(env_or("HUGEDAX_MOVE_SEED", "1"), NULL, 0);
+}
+
+FIXTURE_TEARDOWN(move_reset)
+{
+}
+
+static int mode_is(const char *mode)
+{
+	return !strcmp(env_or("HUGEDAX_MOVE_RESET", ""), mode);
+}
+
+static void fsync_path(struct __test_metadata *_metadata, const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fsync(fd));
+	close(fd);
+}
+
+TEST_F_TIMEOUT(move_reset, write_then_reset, TIMEOUT_LONG)
+{
+	unsigned int delay = (self->seed * 2654435761U) % MAX_DELAY_US;
+	char dir[256], go;
+	uint64_t phys;
+	int fd, pipefd[2];
+	FILE *f;
+	pid_t pid;
+
+	if (!mode_is("write"))
+		SKIP(return, "HUGEDAX_MOVE_RESET is not write");
+	ASSERT_EQ(0, append_file_pattern(self->neigh, NEIGH, SZ_1M,
+					 self->seed ^ 1));
+	fsync_path(_metadata, self->neigh);
+	ASSERT_EQ(0, append_file_pattern(self->path, HEAD, SZ_1M, self->seed));
+	fsync_path(_metadata, self->path);
+	snprintf(dir, sizeof(dir), "%s", env_or("HUGEDAX_EXT4", "/mnt/ext4"));
+	fsync_path(_metadata, dir);
+	fd = open(self->path, O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fiemap_first_physical(fd, &phys));
+
+	f = fopen(self->state, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "%llu\n", (unsigned long long)self->seed);
+	fclose(f);
+	TH_LOG("seed %llu: head at %#llx before, reset %u us into the write at 64 MiB",
+	       (unsigned long long)self->seed, (unsigned long long)phys,
+	       delay);
+
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		static char buf[SZ_1M];
+		size_t off;
+
+		for (off = HEAD; off < GROWN; off += SZ_1M) {
+			fill_pattern(buf, SZ_1M, self->seed, off);
+			if (off == CROSS && write(pipefd[1], "g", 1) != 1)
+				_exit(1);
+			if (write(fd, buf, SZ_1M) != SZ_1M)
+				_exit(1);
+		}
+		fsync(fd);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(pipefd[0], &go, 1));
+	usleep(delay);
+	fflush(stdout);
+	fflush(stderr);
+	f = fopen("/proc/sysrq-trigger", "w");
+	ASSERT_NE(NULL, f);
+	fputs("b", f);
+	fclose(f);
+	sleep(10);
+	ASSERT_TRUE(0) TH_LOG("the guest did not reset");
+}
+
+/* the pattern of @seed, or zeros, in every page of [off, end) */
+static long pages_not_pattern_or_zero(int fd, off_t off, off_t end,
+				      uint64_t seed, long *zero)
+{
+	static char buf[SZ_4K], zeros[SZ_4K];
+	long bad = 0;
+
+	for (; off < end; off += SZ_4K) {
+		size_t n = end - off < (off_t)SZ_4K ? (size_t)(end - off) : SZ_4K;
+
+		if (pread(fd, buf, n, off) != (ssize_t)n)
+			return -1;
+		if (!memcmp(buf, zeros, n))
+			(*zero)++;
+		else if (check_pattern(buf, n & ~7UL, 8, seed, off, NULL))
+			bad++;
+	}
+	return bad;
+}
+
+TEST_F_TIMEOUT(move_reset, durable_data_survives, TIMEOUT_LONG)
+{
+	unsigned long long seed;
+	long zero = 0, bad;
+	off_t where = 0;
+	struct stat st;
+	uint64_t phys;
+	size_t off = 0;
+	FILE *f;
+	char *p;
+	int fd;
+
+	if (!mode_is("verify"))
+		SKIP(return, "HUGEDAX_MOVE_RESET is not verify");
+	f = fopen(self->state, "r");
+	ASSERT_NE(NULL, f) TH_LOG("no %s: the write boot did not run", self->state);
+	ASSERT_EQ(1, fscanf(f, "%llu", &seed));
+	fclose(f);
+
+	fd = open(self->neigh, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, check_file_pattern(fd, 0, NEIGH, 8, seed ^ 1, &where))
+		TH_LOG("neighbour: wrong data at %#llx", (long long)where);
+	close(fd);
+
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	ASSERT_LE((off_t)HEAD, st.st_size);
+	ASSERT_EQ(0, fiemap_first_physical(fd, &phys));
+	TH_LOG("seed %llu: size %#llx, head at %#llx (%s)", seed,
+	       (long long)st.st_size, (unsigned long long)phys,
+	       phys & (SZ_1G - 1) ? "not moved" : "moved to a GiB");
+	EXPECT_EQ(0, check_file_pattern(fd, 0, HEAD, 8, seed, &where))
+		TH_LOG("head: wrong data at %#llx", (long long)where);
+	/* negative control: another seed's pattern must not match */
+	EXPECT_NE(0, check_file_pattern(fd, 0, HEAD, SZ_1M, seed + 1, &where));
+
+	p = mmap(NULL, HEAD, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, check_pattern(p, HEAD, 8, seed, 0, &off))
+		TH_LOG("head, mapped: wrong data at %#zx", off);
+	munmap(p, HEAD);
+
+	bad = pages_not_pattern_or_zero(fd, HEAD, st.st_size, seed, &zero);
+	TH_LOG("appended part: %lld bytes, %ld pages of zeros, %ld wrong",
+	       (long long)(st.st_size - HEAD), zero, bad);
+	EXPECT_EQ(0, bad);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
