@@ -9,7 +9,9 @@
  * the file in 1 MiB writes up to 128 MiB, so that its write at 64 MiB
  * moves the head (ext4_ext_dax_move_head()), and the parent resets the
  * guest (sysrq b) a delay derived from the seed after the child starts
- * that write: before, during or after the move.  HUGEDAX_MOVE_RESET=verify
+ * that write: before, during or after the move.  The delay is a fraction,
+ * from 0 to 1.5, of the time the same write took on a scratch file just
+ * before, so that the seeds spread over the move however fast the guest.  HUGEDAX_MOVE_RESET=verify
  * (next boot, after log replay at mount): the file's first 60 MiB and the
  * neighbour must hold their patterns (pread, and through a mapping), and
  * every 4 KiB page between 60 MiB and the file size the pattern or zeros.
@@ -38,7 +40,6 @@
 #define GROWN	(128 * SZ_1M)
 #define CROSS	(64 * SZ_1M)	/* the write from here on moves the head */
 #define NEIGH	(8 * SZ_1M)
-#define MAX_DELAY_US	600000
 
 FIXTURE(move_reset) {
 	char path[256], neigh[256], state[256];
@@ -75,9 +76,52 @@ static void fsync_path(struct __test_metadata *_metadata, const char *path)
 	close(fd);
 }
 
+/* append [HEAD, end) of the pattern in 1 MiB writes; -1 on error */
+static int append_from_head(int fd, size_t end, uint64_t seed, int signal_fd,
+			    double *cross_us)
+{
+	static char buf[SZ_1M];
+	size_t off;
+
+	for (off = HEAD; off < end; off += SZ_1M) {
+		double t0 = now_us();
+
+		fill_pattern(buf, SZ_1M, seed, off);
+		if (off == CROSS && signal_fd >= 0 && write(signal_fd, "g", 1) != 1)
+			return -1;
+		if (write(fd, buf, SZ_1M) != SZ_1M)
+			return -1;
+		if (off == CROSS && cross_us)
+			*cross_us = now_us() - t0;
+	}
+	return 0;
+}
+
+/* how long the write at 64 MiB, which moves the head, takes here */
+static double time_the_move(struct __test_metadata *_metadata, const char *path)
+{
+	double us = 0;
+	char scratch[280];
+	int fd;
+
+	snprintf(scratch, sizeof(scratch), "%s.scratch", path);
+	if (append_file_pattern(scratch, HEAD, SZ_1M, 7))
+		return 0;
+	fsync_path(_metadata, scratch);
+	fd = open(scratch, O_WRONLY | O_APPEND);
+	if (fd < 0 || append_from_head(fd, CROSS + SZ_1M, 7, -1, &us))
+		us = 0;
+	close(fd);
+	unlink(scratch);
+	sync();		/* its aligned GiB is free again once committed */
+	return us;
+}
+
 TEST_F_TIMEOUT(move_reset, write_then_reset, TIMEOUT_LONG)
 {
-	unsigned int delay = (self->seed * 2654435761U) % MAX_DELAY_US;
+	unsigned int frac = (self->seed * 2654435761U >> 8) % 1000;
+	unsigned int delay;
+	double move_us;
 	char dir[256], go;
 	uint64_t phys;
 	int fd, pipefd[2];
@@ -86,6 +130,9 @@ TEST_F_TIMEOUT(move_reset, write_then_reset, TIMEOUT_LONG)
 
 	if (!mode_is("write"))
 		SKIP(return, "HUGEDAX_MOVE_RESET is not write");
+	move_us = time_the_move(_metadata, self->path);
+	ASSERT_LT(0, move_us);
+	delay = move_us * 1.5 * frac / 1000;
 	ASSERT_EQ(0, append_file_pattern(self->neigh, NEIGH, SZ_1M,
 					 self->seed ^ 1));
 	fsync_path(_metadata, self->neigh);
@@ -101,24 +148,16 @@ TEST_F_TIMEOUT(move_reset, write_then_reset, TIMEOUT_LONG)
 	ASSERT_NE(NULL, f);
 	fprintf(f, "%llu\n", (unsigned long long)self->seed);
 	fclose(f);
-	TH_LOG("seed %llu: head at %#llx before, reset %u us into the write at 64 MiB",
+	TH_LOG("seed %llu: head at %#llx before; the write at 64 MiB took %.0f us on a scratch file; reset %u us into it",
 	       (unsigned long long)self->seed, (unsigned long long)phys,
-	       delay);
+	       move_us, delay);
 
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		static char buf[SZ_1M];
-		size_t off;
-
-		for (off = HEAD; off < GROWN; off += SZ_1M) {
-			fill_pattern(buf, SZ_1M, self->seed, off);
-			if (off == CROSS && write(pipefd[1], "g", 1) != 1)
-				_exit(1);
-			if (write(fd, buf, SZ_1M) != SZ_1M)
-				_exit(1);
-		}
+		if (append_from_head(fd, GROWN, self->seed, pipefd[1], NULL))
+			_exit(1);
 		fsync(fd);
 		pause();
 		_exit(0);
