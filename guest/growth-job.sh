@@ -62,13 +62,18 @@ for layout in $layouts; do
 			"$bin/dax_alloc_probe" "$fill" "$mib" "$d/f" read |
 				sed "s/^/growth-row: $layout /"
 			rm -f "$d/f"
+			# ext4 reuses freed blocks once the freeing commits:
+			# each row starts on the same free space
+			sync
 		done
 		"$bin/dax_alloc_probe" fault "$mib" "$d/f" |
 			sed "s/^/growth-row: $layout /"
 		rm -f "$d/f"
+		sync
 		"$bin/dax_alloc_probe" --concurrent 4 256k "$mib" "$d/c" read |
 			sed "s/^/growth-row: $layout /"
 		rm -rf "$d/c"
+		sync
 	done
 	# a PMDK pool, as an application makes it (tests/pmdk_probe.c)
 	for mib in 1024 2048 4096; do

@@ -1129,6 +1129,83 @@ long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk)
 	return count;
 }
 
+int fiemap_describe(int fd, char *buf, size_t n)
+{
+	enum { NR_EXTENTS = 16 };
+	struct fiemap *fm;
+	size_t used = 0;
+	unsigned int i;
+
+	if (n)
+		buf[0] = '\0';
+	fm = calloc(1, sizeof(*fm) +
+		    NR_EXTENTS * sizeof(struct fiemap_extent));
+	if (!fm)
+		return -1;
+	fm->fm_length = ~0ULL;
+	fm->fm_extent_count = NR_EXTENTS;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+		free(fm);
+		return -1;
+	}
+	for (i = 0; i < fm->fm_mapped_extents && used < n; i++) {
+		struct fiemap_extent *fe = &fm->fm_extents[i];
+
+		used += snprintf(buf + used, n - used, "%s%#llx+%#llx@%#llx",
+				 i ? " " : "",
+				 (unsigned long long)fe->fe_logical,
+				 (unsigned long long)fe->fe_length,
+				 (unsigned long long)fe->fe_physical);
+	}
+	if (used < n && !(fm->fm_mapped_extents &&
+			  fm->fm_extents[fm->fm_mapped_extents - 1].fe_flags &
+			  FIEMAP_EXTENT_LAST))
+		snprintf(buf + used, n - used, " ...");
+	free(fm);
+	return 0;
+}
+
+int ext4_free_groups_describe(const char *dev, char *buf, size_t n)
+{
+	char path[128], line[512];
+	unsigned long g, free_blocks, max = 0;
+	size_t used = 0;
+	long run = -1;
+	FILE *f;
+
+	if (n)
+		buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/mb_groups", dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* the free counts first: the largest is a whole group */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "#%lu : %lu", &g, &free_blocks) == 2 &&
+		    free_blocks > max)
+			max = free_blocks;
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		bool whole;
+
+		if (sscanf(line, "#%lu : %lu", &g, &free_blocks) != 2)
+			continue;
+		whole = free_blocks == max;
+		if (whole && run < 0)
+			run = g;
+		if (!whole && run >= 0 && used < n) {
+			used += snprintf(buf + used, n - used, "%s%ld-%lu",
+					 used ? " " : "", run, g - 1);
+			run = -1;
+		}
+	}
+	if (run >= 0 && used < n)
+		snprintf(buf + used, n - used, "%s%ld-%lu", used ? " " : "",
+			 run, g);
+	fclose(f);
+	return 0;
+}
+
 int fiemap_first_physical(int fd, uint64_t *phys)
 {
 	struct {

@@ -258,6 +258,20 @@ int falloc_chunked(int fd, off_t len, off_t chunk);
  */
 long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk);
 
+/*
+ * For failure messages: the first extents of the file as
+ * "logical+length@physical" (bytes, hex), " ..." if there are more.
+ */
+int fiemap_describe(int fd, char *buf, size_t n);
+
+/*
+ * For failure messages: the runs of entirely free block groups of the ext4
+ * file system on /dev/@dev ("pmem0"), from /proc/fs/ext4/DEV/mb_groups,
+ * e.g. "40-47 56-63".  A group counts as entirely free when its free count
+ * is the largest of all.  0 or -1.
+ */
+int ext4_free_groups_describe(const char *dev, char *buf, size_t n);
+
 /* Physical (device) byte address of file offset 0, from FIEMAP.  0 or -1. */
 int fiemap_first_physical(int fd, uint64_t *phys);
 
