@@ -311,6 +311,139 @@ TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 }
 
 /*
+ * ext4: a file deleted just before may hold the only free, aligned GiB
+ * until the transaction that freed its blocks commits.  The growing file's
+ * head must still get it (the move commits first).  The test remounts the
+ * file system with commit=300, so that no periodic commit frees it by
+ * chance, and fills every free aligned GiB with fallocated 1 GiB files
+ * (FIEMAP says which got one).  Negative control: with none freed, an
+ * appended GiB maps no PUD.  Positive: delete one filler, append at once;
+ * 1 fault and a PUD in the page table dump, one aligned GiB in FIEMAP,
+ * the data read back.  Access order: appends, then reads.
+ */
+#define FILLERS	16
+
+FIXTURE(freed_gib) {
+	char dir[200];
+	char filler[FILLERS][256];
+	char path[2][256];
+	int fillers;
+	uint64_t seed;
+};
+
+FIXTURE_SETUP(freed_gib)
+{
+	int i;
+
+	snprintf(self->dir, sizeof(self->dir), "%s",
+		 env_or("HUGEDAX_EXT4", "/mnt/ext4"));
+	for (i = 0; i < FILLERS; i++)
+		snprintf(self->filler[i], sizeof(self->filler[i]),
+			 "%s/filler.%d.%d", self->dir, (int)getpid(), i);
+	for (i = 0; i < 2; i++)
+		snprintf(self->path[i], sizeof(self->path[i]),
+			 "%s/freed.%d.%d", self->dir, (int)getpid(), i);
+	self->fillers = 0;
+	self->seed = new_seed();
+}
+
+FIXTURE_TEARDOWN(freed_gib)
+{
+	char cmd[512];
+	int i;
+
+	for (i = 0; i < FILLERS; i++)
+		unlink(self->filler[i]);
+	unlink(self->path[0]);
+	unlink(self->path[1]);
+	snprintf(cmd, sizeof(cmd), "mount -o remount,commit=5 %s", self->dir);
+	if (system(cmd))
+		TH_LOG("%s failed", cmd);
+	commit_fs(self->dir);
+}
+
+/* append a GiB, map it 1 GiB aligned, read it; faults and PUD bytes */
+static void append_and_read(struct __test_metadata *_metadata,
+			    const char *path, uint64_t seed, long *faults,
+			    unsigned long *pud, long *aligned)
+{
+	struct ptdump_sizes sz;
+	struct fault_count fc;
+	size_t bad = 0;
+	int fd;
+	char *p;
+
+	ASSERT_EQ(0, append_file_pattern(path, SZ_1G, SZ_1M, seed));
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	*aligned = fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G);
+	p = map_aligned(SZ_1G, SZ_1G, PROT_READ, MAP_SHARED, fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, SZ_1G, SZ_4K);
+	*faults = fault_end(&fc);
+	ASSERT_EQ(0, ptdump_levels((unsigned long)p, SZ_1G, &sz));
+	*pud = sz.pud;
+	EXPECT_EQ(0, check_pattern(p, SZ_1G, 8, seed, 0, &bad))
+		TH_LOG("%s: wrong data at %#zx", path, bad);
+	munmap(p, SZ_1G);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(freed_gib, ext4_head_takes_a_just_freed_gib, 2 * TIMEOUT_LONG)
+{
+	unsigned long pud;
+	long faults, aligned;
+	char cmd[512];
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "mount -o remount,commit=300 %s",
+		 self->dir);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, commit_fs(self->dir));
+	for (i = 0; i < FILLERS; i++) {
+		int fd = open(self->filler[i], O_RDWR | O_CREAT | O_EXCL, 0644);
+		long got;
+
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, fallocate(fd, 0, 0, SZ_1G));
+		got = fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G);
+		close(fd);
+		if (got != 1) {
+			unlink(self->filler[i]);
+			break;
+		}
+		self->fillers++;
+	}
+	TH_LOG("%d free aligned GiBs filled", self->fillers);
+	ASSERT_LT(0, self->fillers);
+	ASSERT_GT(FILLERS, self->fillers);
+	/* the unaligned filler's blocks: free for anything once committed */
+	ASSERT_EQ(0, commit_fs(self->dir));
+
+	/* negative control: no aligned GiB free, no PUD */
+	append_and_read(_metadata, self->path[0], self->seed, &faults, &pud,
+			&aligned);
+	TH_LOG("none freed: %ld faults, %#lx bytes by PUD, %ld aligned GiB",
+	       faults, pud, aligned);
+	EXPECT_EQ(0UL, pud);
+	EXPECT_EQ(0, aligned);
+	EXPECT_LT(1, faults);
+	ASSERT_EQ(0, unlink(self->path[0]));
+	ASSERT_EQ(0, commit_fs(self->dir));
+
+	/* one filler deleted, not committed: the head must get its GiB */
+	ASSERT_EQ(0, unlink(self->filler[0]));
+	append_and_read(_metadata, self->path[1], self->seed + 1, &faults,
+			&pud, &aligned);
+	TH_LOG("one freed: %ld faults, %#lx bytes by PUD, %ld aligned GiB",
+	       faults, pud, aligned);
+	EXPECT_EQ((unsigned long)SZ_1G, pud);
+	EXPECT_EQ(1, aligned);
+	EXPECT_GE(1 + FAULT_SLACK, faults);
+}
+
+/*
  * The move of the head must keep what a mapping stores while it happens.
  * A child stores round numbers into word 1 of every page of the file's
  * first 60 MiB through a shared mapping, over and over, and records in
