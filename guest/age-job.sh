@@ -3,8 +3,9 @@
 # 1,000 files of 4 KiB take on it fresh (tests/dax_alloc_probe --small);
 # then aging with tests/dax_age (interleaved growth to 70% used, then about
 # half the files deleted) and its free space; then new DAX files of several
-# sizes and fills made with tests/dax_alloc_probe, and the page sizes they
-# got. Rows: "age-row: FS <dax_alloc_probe row>".
+# sizes and fills made with tests/dax_alloc_probe (one after the other,
+# then four appended at once), and the page sizes they got. Rows:
+# "age-row: FS <dax_alloc_probe row>".
 here=/mnt/repo/guest
 bin=/mnt/out/bin
 seed=${AGE_SEED:-1}
@@ -15,7 +16,7 @@ set +e
 echo "age: kernel $(uname -r) seed $seed fill $fill%"
 # FILL MiB pairs; ext2 has no fallocate, and its 4 GiB namespace and 2 MiB
 # ceiling make 1 GiB files pointless there
-big="pwrite1g 1024 fault 1024"
+big="pwrite1g 1024 fault 1024 append1m 1024 append64k 1024"
 common="pwrite2m 256 fault 256 pwrite64k 64 pwrite2m 64"
 for fs in ext4 xfs ext2; do
 	dir=/mnt/$fs
@@ -45,6 +46,12 @@ for fs in ext4 xfs ext2; do
 		i=$((i + 1))
 		shift 2
 	done
+	# four files appended at once, 256 KiB writes, 1 GiB each (ext2: 64 MiB)
+	mib=1024
+	[ "$fs" = ext2 ] && mib=64
+	"$bin/dax_alloc_probe" --concurrent 4 256k "$mib" "$dir/concurrent" |
+		sed "s/^/age-row: $fs /"
+	rm -rf "$dir/concurrent"
 	df -k "$dir" | tail -1 | sed "s/^/age: $fs df: /"
 done
 echo "hugedax-test: dmesg begin"
