@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -1225,4 +1226,24 @@ int fiemap_first_physical(int fd, uint64_t *phys)
 	}
 	*phys = req.fe.fe_physical;
 	return 0;
+}
+
+void block_dev_name(const char *path, char *buf, size_t n)
+{
+	char link[64], target[256];
+	struct stat st;
+	ssize_t len;
+	char *slash;
+
+	buf[0] = '\0';
+	if (stat(path, &st))
+		return;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st.st_dev), minor(st.st_dev));
+	len = readlink(link, target, sizeof(target) - 1);
+	if (len <= 0)
+		return;
+	target[len] = '\0';
+	slash = strrchr(target, '/');
+	snprintf(buf, n, "%s", slash ? slash + 1 : target);
 }

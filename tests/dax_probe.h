@@ -275,4 +275,7 @@ int ext4_free_groups_describe(const char *dev, char *buf, size_t n);
 /* Physical (device) byte address of file offset 0, from FIEMAP.  0 or -1. */
 int fiemap_first_physical(int fd, uint64_t *phys);
 
+/* The name of the block device under @path ("pmem0"), or "" in @buf. */
+void block_dev_name(const char *path, char *buf, size_t n);
+
 #endif /* HUGEDAX_DAX_PROBE_H */

@@ -224,27 +224,6 @@ FIXTURE_TEARDOWN(big)
 	unlink(self->path);
 }
 
-/* the name of the block device under @path ("pmem0"), or "" */
-static void dev_name(const char *path, char *buf, size_t n)
-{
-	char link[64], target[256];
-	struct stat st;
-	ssize_t len;
-	char *slash;
-
-	buf[0] = '\0';
-	if (stat(path, &st))
-		return;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
-		 major(st.st_dev), minor(st.st_dev));
-	len = readlink(link, target, sizeof(target) - 1);
-	if (len <= 0)
-		return;
-	target[len] = '\0';
-	slash = strrchr(target, '/');
-	snprintf(buf, n, "%s", slash ? slash + 1 : target);
-}
-
 /* syncfs(): with a journal, also a commit */
 static int commit_fs(const char *dir)
 {
@@ -273,7 +252,7 @@ TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 	 * the precondition, for a failure: entirely free groups.
 	 */
 	ASSERT_EQ(0, commit_fs(dir));
-	dev_name(dir, dev, sizeof(dev));
+	block_dev_name(dir, dev, sizeof(dev));
 	ext4_free_groups_describe(dev, groups, sizeof(groups));
 	TH_LOG("%s: entirely free groups before: %s", dev, groups);
 	ASSERT_EQ(0, append_file_pattern(self->path, SZ_1G, variant->piece,

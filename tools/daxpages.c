@@ -8,6 +8,9 @@
  *                                 exits, and the dax_* vmstat deltas
  *   daxpages -f SMAPS             a saved /proc/PID/smaps
  *   daxpages -T TRACE             a saved fs_dax trace (fallback reasons)
+ *   daxpages --collapse [--dry-run] FILE...
+ *                                 move DAX files into aligned extents
+ *                                 (collapse.c)
  *
  * Reads the DaxPteMapped, DaxPmdMapped and DaxPudMapped fields of
  * /proc/PID/smaps and the dax_pmd_fault, dax_pmd_fault_fallback,
@@ -27,6 +30,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,6 +43,8 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+
+#include "collapse.h"
 
 #ifndef STATX_ATTR_DAX
 #define STATX_ATTR_DAX	0x00200000
@@ -586,23 +592,38 @@ static void usage(void)
 		"       daxpages [-t] -- CMD [ARG]...\n"
 		"       daxpages -f SMAPS_FILE\n"
 		"       daxpages -T TRACE_FILE\n"
+		"       daxpages --collapse [--dry-run] FILE...\n"
 		"  PID   the page-size mix of each DAX mapping of PID now\n"
 		"  CMD   run CMD; its DAX mappings just before it exits and the\n"
 		"        dax_* /proc/vmstat changes over the run\n"
 		"  -t    with CMD: also trace its huge DAX faults (tracefs) and\n"
 		"        count the fallbacks by reason and by file\n"
-		"  -f    report a saved smaps file;  -T  a saved fs_dax trace\n");
+		"  -f    report a saved smaps file;  -T  a saved fs_dax trace\n"
+		"  --collapse  move each DAX file's blocks into aligned extents\n"
+		"        (ext4), printing the page sizes its layout allows before\n"
+		"        and after; --dry-run says what would move\n");
 	exit(1);
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "collapse", no_argument, NULL, 'C' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct vmas vs = { 0 };
-	int opt, tracing = 0;
+	int opt, tracing = 0, collapse = 0, dry_run = 0;
 	long v[4];
 
-	while ((opt = getopt(argc, argv, "+tf:T:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "+tf:T:h", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'C':
+			collapse = 1;
+			break;
+		case 'n':
+			dry_run = 1;
+			break;
 		case 't':
 			tracing = 1;
 			break;
@@ -625,8 +646,11 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc || (dry_run && !collapse) ||
+	    (collapse && tracing))
 		usage();
+	if (collapse)
+		return collapse_files(argv + optind, argc - optind, dry_run);
 	/* "--" ends the options; a command follows it */
 	if (!strcmp(argv[optind - 1], "--"))
 		return run_command(argv + optind, tracing);
