@@ -1,11 +1,13 @@
 #!/bin/bash
 # Host side of `make move-reset`: for each seed, boot once to grow a DAX
-# file on ext4 past 64 MiB, which moves its head, and reset the guest a
-# seed-chosen delay into that write (guest/move-reset-write-job.sh), then
+# file on ext4 past 64 MiB, which moves its head (KIND=collapse: to run
+# daxpages --collapse on a file that maps at 4 KiB), and reset the guest a
+# seed-chosen delay into that (guest/move-reset-write-job.sh), then
 # boot again on the same pmem backing files to check the data and e2fsck
 # the file system (guest/move-reset-verify-job.sh); then judge both boots.
 # usage: run-move-reset.sh KERNEL OUTDIR
-# environment: SEEDS (default "1 2 3 4 5 6"); MOVE_RESET_JUDGE=0 leaves
+# environment: SEEDS (default "1 2 3 4 5 6"); KIND (head or collapse,
+# default head); MOVE_RESET_JUDGE=0 leaves
 # the judging to the caller (scripts/run-tests.sh)
 set -euo pipefail
 kernel=$1 outdir=$2
@@ -19,7 +21,8 @@ for seed in ${SEEDS:-1 2 3 4 5 6}; do
 		mkdir -p "$dir"
 		rm -f "$dir"/console.log* "$dir"/move-reset.txt
 		rm -rf "${dir:?}/bin" && cp -r "$bin" "$dir/bin"
-		printf 'HUGEDAX_MOVE_SEED=%s\n' "$seed" > "$dir/move-reset.conf"
+		printf 'HUGEDAX_MOVE_SEED=%s\nHUGEDAX_MOVE_KIND=%s\n' "$seed" \
+			"${KIND:-head}" > "$dir/move-reset.conf"
 	done
 	"$here/scripts/run-guest.sh" "$kernel" "$here/guest/move-reset-write-job.sh" \
 		"$outdir/$seed-write" >/dev/null || true
@@ -30,7 +33,7 @@ for seed in ${SEEDS:-1 2 3 4 5 6}; do
 	"$here/scripts/run-guest.sh" "$kernel" "$here/guest/move-reset-verify-job.sh" \
 		"$outdir/$seed-verify" >/dev/null || true
 	tr -d '\r' < "$outdir/$seed-verify/console.log" |
-		grep -a -E 'seed .*head at|appended part|e2fsck' || true
+		grep -a -E 'seed .*(head at|ranges aligned)|appended part|e2fsck' || true
 	logs+=("$outdir/$seed-verify/console.log")
 done
 [ "${MOVE_RESET_JUDGE:-1}" = 0 ] && exit 0

@@ -6,7 +6,7 @@
 # environment: ONLY, a list of test binaries to run (default all; "stress"
 # names the short stress set; the nogbpages boot runs only for
 # nogbpages_test, the pstore/dax boots only for pstore_dax_test, the
-# move-reset boots only for move_reset_test),
+# move-reset and collapse-reset boots only for move_reset_test),
 # e.g. for DEBUG=1 or a quick edit-build-test loop; TIMEOUT for the main
 # boot (default 3600 s)
 # Ends with "N passed, N failed" and exits non-zero if a test failed, the
@@ -49,5 +49,11 @@ if wanted move_reset_test; then
 	SEEDS="$((RANDOM + 1)) $((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
 		"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/move-reset"
 	logs+=("$outdir"/move-reset/*-verify/console.log)
+	# and while daxpages --collapse moves a file, two seeds
+	mkdir -p "$outdir/collapse-reset"
+	rm -rf "${outdir:?}/collapse-reset/bin" && cp -r "$bin" "$outdir/collapse-reset/bin"
+	KIND=collapse SEEDS="$((RANDOM + 1)) $((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
+		"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/collapse-reset"
+	logs+=("$outdir"/collapse-reset/*-verify/console.log)
 fi
 exec "$here/scripts/judge-console.sh" "${logs[@]}"

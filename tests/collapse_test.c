@@ -42,17 +42,6 @@
 #include "kselftest_harness.h"
 #include "dax_checks.h"
 
-/* fs/ext4/ext4.h */
-struct move_extent {
-	uint32_t reserved;
-	uint32_t donor_fd;
-	uint64_t orig_start;
-	uint64_t donor_start;
-	uint64_t len;
-	uint64_t moved_len;
-};
-#define EXT4_IOC_MOVE_EXT	_IOWR('f', 15, struct move_extent)
-
 #define SLOTS	4096		/* words the writer stores to */
 
 FIXTURE(collapse) {
@@ -93,22 +82,6 @@ FIXTURE_TEARDOWN(collapse)
 	unlink(self->copy);
 }
 
-static int move_ext(int fd, int donor, uint64_t off, uint64_t donor_off,
-		    uint64_t len, uint64_t *moved)
-{
-	struct move_extent me = {
-		.donor_fd = donor,
-		.orig_start = off / SZ_4K,
-		.donor_start = donor_off / SZ_4K,
-		.len = len / SZ_4K,
-	};
-	int ret = ioctl(fd, EXT4_IOC_MOVE_EXT, &me);
-
-	if (moved)
-		*moved = me.moved_len * SZ_4K;
-	return ret;
-}
-
 /*
  * Write @len bytes of the pattern to a new @path, then move them 4 KiB
  * past the aligned start of a donor: no 2 MiB of the file is aligned.
@@ -116,22 +89,16 @@ static int move_ext(int fd, int donor, uint64_t off, uint64_t donor_off,
 static void make_shifted(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(collapse) *self, size_t len)
 {
-	uint64_t moved = 0;
-	int fd, donor;
+	int fd;
 
 	fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, file_is_dax(fd));
 	ASSERT_EQ(0, write_file_pattern(fd, 0, len, self->seed));
-	donor = open(self->dir, O_TMPFILE | O_RDWR, 0600);
-	ASSERT_LE(0, donor);
-	ASSERT_EQ(0, ftruncate(donor, len + SZ_2M));
-	ASSERT_EQ(0, falloc_chunked(donor, len + SZ_2M, SZ_1G));
-	ASSERT_EQ(0, move_ext(fd, donor, 0, SZ_4K, len, &moved)) {
-		TH_LOG("EXT4_IOC_MOVE_EXT: %s", strerror(errno));
+	ASSERT_EQ(0, shift_off_alignment(fd, self->dir, len)) {
+		TH_LOG("moving the file off its alignment: %s",
+		       strerror(errno));
 	}
-	ASSERT_EQ(len, moved);
-	close(donor);
 	ASSERT_EQ(0, fsync(fd));
 	close(fd);
 }
@@ -461,7 +428,7 @@ TEST_F_TIMEOUT(collapse, pinned_page_fails_the_move_with_ebusy, TIMEOUT_SHORT)
 	ASSERT_EQ((ssize_t)SZ_4K, vmsplice(pipefd[1], &iov, 1, 0));
 
 	errno = 0;
-	EXPECT_EQ(-1, move_ext(fd, donor, 0, 0, len, &moved));
+	EXPECT_EQ(-1, ext4_move_ext(fd, donor, 0, 0, len, &moved));
 	EXPECT_EQ(EBUSY, errno);
 	EXPECT_EQ(0ULL, moved);
 	EXPECT_EQ(0, check_file_pattern(fd, 0, len, 8, self->seed, &where));
@@ -470,7 +437,7 @@ TEST_F_TIMEOUT(collapse, pinned_page_fails_the_move_with_ebusy, TIMEOUT_SHORT)
 	ASSERT_EQ((ssize_t)SZ_4K, read(pipefd[0], drain, sizeof(drain)));
 	EXPECT_EQ(0, check_pattern(drain, SZ_4K, 8, self->seed, 5 * SZ_1M,
 				   NULL));
-	EXPECT_EQ(0, move_ext(fd, donor, 0, 0, len, &moved))
+	EXPECT_EQ(0, ext4_move_ext(fd, donor, 0, 0, len, &moved))
 		TH_LOG("after draining the pipe: %s", strerror(errno));
 	EXPECT_EQ(len, moved);
 	EXPECT_EQ(0, check_file_pattern(fd, 0, len, 8, self->seed, &where));
@@ -533,12 +500,12 @@ TEST_F(collapse, refuses_what_it_cannot_move)
 	if (ofd >= 0) {
 		ASSERT_EQ(0, ftruncate(ofd, 4 * SZ_1M));
 		errno = 0;
-		EXPECT_EQ(-1, move_ext(fd, ofd, 0, 0, 4 * SZ_1M, NULL));
+		EXPECT_EQ(-1, ext4_move_ext(fd, ofd, 0, 0, 4 * SZ_1M, NULL));
 		EXPECT_EQ(EXDEV, errno);
 		close(ofd);
 	}
 	errno = 0;
-	EXPECT_EQ(-1, move_ext(fd, fd, 0, 0, 4 * SZ_1M, NULL));
+	EXPECT_EQ(-1, ext4_move_ext(fd, fd, 0, 0, 4 * SZ_1M, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, check_file_pattern(fd, 0, 4 * SZ_1M, 8, self->seed,
 					&where));

@@ -1247,3 +1247,51 @@ void block_dev_name(const char *path, char *buf, size_t n)
 	slash = strrchr(target, '/');
 	snprintf(buf, n, "%s", slash ? slash + 1 : target);
 }
+
+/* fs/ext4/ext4.h */
+struct move_extent {
+	uint32_t reserved;
+	uint32_t donor_fd;
+	uint64_t orig_start;
+	uint64_t donor_start;
+	uint64_t len;
+	uint64_t moved_len;
+};
+#define EXT4_IOC_MOVE_EXT	_IOWR('f', 15, struct move_extent)
+
+int ext4_move_ext(int fd, int donor, uint64_t off, uint64_t donor_off,
+		  uint64_t len, uint64_t *moved)
+{
+	struct move_extent me = {
+		.donor_fd = donor,
+		.orig_start = off / SZ_4K,
+		.donor_start = donor_off / SZ_4K,
+		.len = len / SZ_4K,
+	};
+	int ret = ioctl(fd, EXT4_IOC_MOVE_EXT, &me);
+
+	if (moved)
+		*moved = me.moved_len * SZ_4K;
+	return ret;
+}
+
+int shift_off_alignment(int fd, const char *dir, size_t len)
+{
+	uint64_t moved = 0;
+	int donor, ret;
+
+	donor = open(dir, O_TMPFILE | O_RDWR, 0600);
+	if (donor < 0)
+		return -1;
+	ret = ftruncate(donor, len + SZ_2M);
+	if (!ret)
+		ret = falloc_chunked(donor, len + SZ_2M, SZ_1G);
+	if (!ret)
+		ret = ext4_move_ext(fd, donor, 0, SZ_4K, len, &moved);
+	if (!ret && moved != len) {
+		errno = EIO;
+		ret = -1;
+	}
+	close(donor);
+	return ret;
+}

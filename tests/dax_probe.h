@@ -275,6 +275,20 @@ int ext4_free_groups_describe(const char *dev, char *buf, size_t n);
 /* Physical (device) byte address of file offset 0, from FIEMAP.  0 or -1. */
 int fiemap_first_physical(int fd, uint64_t *phys);
 
+/*
+ * EXT4_IOC_MOVE_EXT: move @len bytes of @fd at @off into the blocks of
+ * @donor at @donor_off (byte offsets, multiples of 4 KiB).  0 or -1; the
+ * bytes moved in *moved (if @moved).
+ */
+int ext4_move_ext(int fd, int donor, uint64_t off, uint64_t donor_off,
+		  uint64_t len, uint64_t *moved);
+/*
+ * Move [0, len) of the ext4 DAX file @fd 4 KiB past the start of aligned
+ * space (a donor in @dir fallocated in GiBs), so that none of its 2 MiB
+ * ranges can be mapped by a huge page.  0 or -1.
+ */
+int shift_off_alignment(int fd, const char *dir, size_t len);
+
 /* The name of the block device under @path ("pmem0"), or "" in @buf. */
 void block_dev_name(const char *path, char *buf, size_t n);
 

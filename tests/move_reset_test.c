@@ -18,6 +18,14 @@
  * Where the head ended up is reported (moved or not).  The job checks the
  * file system with e2fsck -fn afterwards.  Negative control: the data
  * checks must fail against the pattern of another seed.
+ *
+ * HUGEDAX_MOVE_KIND=collapse (the write boot; the verify boot reads it
+ * back): instead, a 1 GiB file that maps at 4 KiB (moved 4 KiB off its
+ * alignment) is written with the pattern and fsynced, and the reset comes
+ * during `daxpages --collapse` of it, a fraction from 0 to 1.2 of the time
+ * the same collapse took on a scratch file.  Next boot every byte of it
+ * must hold the pattern, however far the collapse got (reported from
+ * FIEMAP).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,10 +48,12 @@
 #define GROWN	(128 * SZ_1M)
 #define CROSS	(64 * SZ_1M)	/* the write from here on moves the head */
 #define NEIGH	(8 * SZ_1M)
+#define CSIZE	SZ_1G		/* the file that is collapsed */
 
 FIXTURE(move_reset) {
-	char path[256], neigh[256], state[256];
+	char path[256], neigh[256], state[256], daxpages[300];
 	uint64_t seed;
+	bool collapse;
 };
 
 FIXTURE_SETUP(move_reset)
@@ -56,6 +66,10 @@ FIXTURE_SETUP(move_reset)
 	snprintf(self->state, sizeof(self->state), "%s/move-reset.txt",
 		 env_or("HUGEDAX_PERSIST_DIR", "/mnt/out"));
 	self->seed = strtoull(env_or("HUGEDAX_MOVE_SEED", "1"), NULL, 0);
+	self->collapse = !strcmp(env_or("HUGEDAX_MOVE_KIND", "head"),
+				 "collapse");
+	snprintf(self->daxpages, sizeof(self->daxpages), "%s/daxpages",
+		 env_or("HUGEDAX_BIN", "/mnt/out/bin"));
 }
 
 FIXTURE_TEARDOWN(move_reset)
@@ -145,7 +159,7 @@ static void write_then_reset(struct __test_metadata *_metadata,
 
 	f = fopen(self->state, "w");
 	ASSERT_NE(NULL, f);
-	fprintf(f, "%llu\n", (unsigned long long)self->seed);
+	fprintf(f, "%llu head\n", (unsigned long long)self->seed);
 	fclose(f);
 	TH_LOG("seed %llu: head at %#llx before; the write at 64 MiB took %.0f us on a scratch file; reset %u us into it",
 	       (unsigned long long)self->seed, (unsigned long long)phys,
@@ -173,6 +187,137 @@ static void write_then_reset(struct __test_metadata *_metadata,
 	ASSERT_TRUE(0) TH_LOG("the guest did not reset");
 }
 
+/* daxpages --collapse @path, its output to the console; its exit status */
+static int collapse(FIXTURE_DATA(move_reset) *self, const char *path)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(self->daxpages, "daxpages", "--collapse", path, NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* a file of CSIZE with the pattern of @seed that maps at 4 KiB, fsynced */
+static void make_shifted(struct __test_metadata *_metadata, const char *path,
+			 uint64_t seed)
+{
+	const char *dir = env_or("HUGEDAX_EXT4", "/mnt/ext4");
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, write_file_pattern(fd, 0, CSIZE, seed));
+	ASSERT_EQ(0, shift_off_alignment(fd, dir, CSIZE));
+	ASSERT_EQ(0, fsync(fd));
+	close(fd);
+	fsync_path(_metadata, dir);
+}
+
+static void collapse_then_reset(struct __test_metadata *_metadata,
+				FIXTURE_DATA(move_reset) *self)
+{
+	unsigned int frac = (self->seed * 2654435761U >> 8) % 1000;
+	char scratch[280];
+	unsigned int delay;
+	double t0, us;
+	FILE *f;
+	int fd;
+	pid_t pid;
+
+	/* how long the collapse takes here */
+	snprintf(scratch, sizeof(scratch), "%s.scratch", self->path);
+	make_shifted(_metadata, scratch, 7);
+	t0 = now_us();
+	ASSERT_EQ(0, collapse(self, scratch));
+	us = now_us() - t0;
+	unlink(scratch);
+	sync();		/* its aligned GiB is free again once committed */
+	delay = us * 1.2 * frac / 1000;
+
+	ASSERT_EQ(0, append_file_pattern(self->neigh, NEIGH, SZ_1M,
+					 self->seed ^ 1));
+	fsync_path(_metadata, self->neigh);
+	make_shifted(_metadata, self->path, self->seed);
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, fiemap_aligned_chunks(fd, 0, CSIZE, SZ_2M));
+	close(fd);
+
+	f = fopen(self->state, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "%llu collapse\n", (unsigned long long)self->seed);
+	fclose(f);
+	TH_LOG("seed %llu: collapsing 1 GiB took %.0f us on a scratch file; reset %u us into it",
+	       (unsigned long long)self->seed, us, delay);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		collapse(self, self->path);
+		pause();
+		_exit(0);
+	}
+	usleep(delay);
+	fflush(stdout);
+	fflush(stderr);
+	f = fopen("/proc/sysrq-trigger", "w");
+	ASSERT_NE(NULL, f);
+	fputs("b", f);
+	fclose(f);
+	sleep(10);
+	ASSERT_TRUE(0) TH_LOG("the guest did not reset");
+}
+
+static void collapsed_data_survives(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(move_reset) *self,
+				    uint64_t seed)
+{
+	off_t where = 0;
+	struct stat st;
+	size_t off = 0;
+	char *p;
+	int fd;
+
+	fd = open(self->neigh, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, check_file_pattern(fd, 0, NEIGH, 8, seed ^ 1, &where))
+		TH_LOG("neighbour: wrong data at %#llx", (long long)where);
+	close(fd);
+
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ((off_t)CSIZE, st.st_size);
+	TH_LOG("seed %llu: after the reset, %ld of 512 2 MiB ranges aligned, %ld of 1 GiB",
+	       (unsigned long long)seed,
+	       fiemap_aligned_chunks(fd, 0, CSIZE, SZ_2M),
+	       fiemap_aligned_chunks(fd, 0, CSIZE, SZ_1G));
+	EXPECT_EQ(0, check_file_pattern(fd, 0, CSIZE, 64, seed, &where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+	/* negative control: another seed's pattern must not match */
+	EXPECT_NE(0, check_file_pattern(fd, 0, SZ_1M, SZ_4K, seed + 1, &where));
+	p = mmap(NULL, CSIZE, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, check_pattern(p, CSIZE, 520, seed, 0, &off))
+		TH_LOG("mapped: wrong data at %#zx", off);
+	munmap(p, CSIZE);
+	close(fd);
+
+	/* and the collapse finishes now */
+	EXPECT_EQ(0, collapse(self, self->path));
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, fiemap_aligned_chunks(fd, 0, CSIZE, SZ_1G));
+	EXPECT_EQ(0, check_file_pattern(fd, 0, CSIZE, 64, seed, &where))
+		TH_LOG("after a new collapse: wrong data at %#llx",
+		       (long long)where);
+	close(fd);
+}
+
 /* the pattern of @seed, or zeros, in every page of [off, end) */
 static long pages_not_pattern_or_zero(int fd, off_t off, off_t end,
 				      uint64_t seed, long *zero)
@@ -197,6 +342,7 @@ static void durable_data_survives(struct __test_metadata *_metadata,
 				  FIXTURE_DATA(move_reset) *self)
 {
 	unsigned long long seed;
+	char kind[16] = "";
 	long zero = 0, bad;
 	off_t where = 0;
 	struct stat st;
@@ -208,8 +354,12 @@ static void durable_data_survives(struct __test_metadata *_metadata,
 
 	f = fopen(self->state, "r");
 	ASSERT_NE(NULL, f) TH_LOG("no %s: the write boot did not run", self->state);
-	ASSERT_EQ(1, fscanf(f, "%llu", &seed));
+	ASSERT_EQ(2, fscanf(f, "%llu %15s", &seed, kind));
 	fclose(f);
+	if (!strcmp(kind, "collapse")) {
+		collapsed_data_survives(_metadata, self, seed);
+		return;
+	}
 
 	fd = open(self->neigh, O_RDONLY);
 	ASSERT_LE(0, fd);
@@ -246,7 +396,9 @@ static void durable_data_survives(struct __test_metadata *_metadata,
 /* one test, so that neither boot reports the other's as skipped */
 TEST_F_TIMEOUT(move_reset, write_then_verify, TIMEOUT_LONG)
 {
-	if (mode_is("write"))
+	if (mode_is("write") && self->collapse)
+		collapse_then_reset(_metadata, self);
+	else if (mode_is("write"))
 		write_then_reset(_metadata, self);
 	else if (mode_is("verify"))
 		durable_data_survives(_metadata, self);
