@@ -17,8 +17,10 @@
  *     pread/pwrite, O_DIRECT pread/pwrite, ftruncate down and up,
  *     FALLOC_FL_PUNCH_HOLE, fallocate (allocate, zero range), fork with the
  *     child reading through the inherited mapping, msync(MS_SYNC) of a range
- *     recorded as durable, and on xfs FICLONE/FICLONERANGE clones written
- *     through a mapping (copy on write) while the source is used;
+ *     recorded as durable, on xfs FICLONE/FICLONERANGE clones written
+ *     through a mapping (copy on write) while the source is used, and on
+ *     ext4 EXT4_IOC_MOVE_EXT of a range into a donor's blocks (what
+ *     daxpages --collapse does), which must change no data;
  *   racing operations, not serialized with the model operations (only with
  *     the other threads of the same process that use the same mapping):
  *     mprotect read-only/read-write toggles over a whole 1 GiB or part of a
@@ -130,14 +132,14 @@ enum op {
 	OP_MWRITE, OP_MREAD, OP_RACYREAD, OP_PWRITE, OP_PREAD, OP_DWRITE,
 	OP_DREAD, OP_TRUNCATE, OP_PUNCH, OP_FALLOC, OP_MPROTECT, OP_MSYNC,
 	OP_DURABLE, OP_FSYNC, OP_DONTNEED, OP_FORK, OP_MREMAP, OP_REMAP,
-	OP_CLONE, NOPS
+	OP_CLONE, OP_MOVE, NOPS
 };
 
 static const char *const op_names[NOPS] = {
 	"map-write", "map-read", "racy-read", "pwrite", "pread",
 	"odirect-write", "odirect-read", "truncate", "punch", "fallocate",
 	"mprotect", "msync", "msync-durable", "fsync", "dontneed", "fork",
-	"mremap", "remap", "clone",
+	"mremap", "remap", "clone", "move",
 };
 
 /* relative weights on a file system and on device-dax */
@@ -147,7 +149,7 @@ static const int fs_weight[NOPS] = {
 	[OP_TRUNCATE] = 2, [OP_PUNCH] = 4, [OP_FALLOC] = 2,
 	[OP_MPROTECT] = 6, [OP_MSYNC] = 5, [OP_DURABLE] = 3, [OP_FSYNC] = 2,
 	[OP_DONTNEED] = 6, [OP_FORK] = 3, [OP_MREMAP] = 3, [OP_REMAP] = 3,
-	[OP_CLONE] = 1,
+	[OP_CLONE] = 1, [OP_MOVE] = 2,
 };
 
 static const int devdax_weight[NOPS] = {
@@ -161,7 +163,8 @@ enum counter {
 	C_FREED_BYTES, C_RACY_SIGBUS, C_BUDGET_SKIPS, C_CLONE_BYTES,
 	C_COW_WRITES, C_MREMAP_SPLIT, C_RO_PWRITES, C_MAP_SYNC, C_SAMPLES,
 	C_SAMPLES_CHECKED, C_SAMPLES_SUPERSEDED, C_WORDS_CHECKED,
-	C_BYTES_WRITTEN, C_FALLOC_UNSUPPORTED, C_ENOSPC, NCOUNTERS
+	C_BYTES_WRITTEN, C_FALLOC_UNSUPPORTED, C_ENOSPC, C_MOVED_BYTES,
+	C_MOVE_BUSY, NCOUNTERS
 };
 
 enum vkind {
@@ -219,7 +222,7 @@ struct rec {
 struct shared {
 	volatile int stop;
 	volatile int wild;	/* punches etc. may break file 0's first GiB */
-	int round, devdax, reflink, sync_ok, procs, threads;
+	int round, devdax, reflink, move, sync_ok, procs, threads;
 	uint64_t seed, budget;
 	uint64_t ops[NOPS], cnt[NCOUNTERS], viol[NVKINDS];
 	uint64_t nrec;
@@ -1470,6 +1473,54 @@ unlock:
 	pthread_mutex_unlock(&sh->clone_lock);
 }
 
+/*
+ * Move a range into the blocks of a donor, as daxpages --collapse does,
+ * while the other threads use it: the model does not change.  Under the
+ * zone locks for reading, so that reads, mappings, msync and fork race
+ * with it; the move itself excludes writes to the file.  The old blocks
+ * end in the donor and are freed when it is closed: victims check that
+ * no mapping reaches them.  Pinned pages (O_DIRECT in flight) fail it
+ * with EBUSY.
+ */
+static void op_move(struct thr *t)
+{
+	int f = below(t, nfiles), donor;
+	struct model *m = &sh->m[f];
+	uint64_t off, len, l, moved = 0;
+
+	if (pick_range(t, destroy_lo(f), m->maxsize, &off, &len))
+		return;
+	zlock(m, off, len, 0);
+	l = clamp_eof(m, off, len);
+	if (!l || !reserve(l + victim_len(l)))
+		goto out;
+	donor = open(sh->dir, O_TMPFILE | O_RDWR, 0600);
+	if (donor < 0 || ftruncate(donor, off + l) ||
+	    fallocate(donor, 0, off, l)) {
+		if (!out_of_space(-1, 0, errno))
+			violation(V_ERROR, m->owner, off, errno, l, "move donor");
+		goto close;
+	}
+	if (ext4_move_ext(fds[f], donor, off, off, l, &moved)) {
+		if (errno == EBUSY)
+			add(C_MOVE_BUSY, 1);
+		else if (!out_of_space(-1, 0, errno))
+			violation(V_ERROR, m->owner, off, errno, l,
+				  "EXT4_IOC_MOVE_EXT");
+	}
+	add(C_MOVED_BYTES, moved);
+	/* the donor holds the old blocks now */
+	if (moved)
+		fiemap_walk(donor, off, l, note_freed, NULL);
+close:
+	if (donor >= 0)
+		close(donor);
+	if (moved)
+		after_free(t, f, moved);
+out:
+	zunlock(m, off, len);
+}
+
 /* ---- workers ---- */
 
 static int pick_op(struct thr *t)
@@ -1481,8 +1532,12 @@ static int pick_op(struct thr *t)
 		sum += w[i];
 	c = below(t, sum);
 	for (i = 0; i < NOPS; i++) {
-		if (c < w[i])
-			return i == OP_CLONE && !sh->reflink ? OP_MREAD : i;
+		if (c < w[i]) {
+			if ((i == OP_CLONE && !sh->reflink) ||
+			    (i == OP_MOVE && !sh->move))
+				return OP_MREAD;
+			return i;
+		}
 		c -= w[i];
 	}
 	return OP_MREAD;
@@ -1503,6 +1558,7 @@ static void do_op(struct thr *t, int op)
 	case OP_FALLOC: op_falloc(t); return;
 	case OP_FSYNC: op_fsync(t); return;
 	case OP_CLONE: op_clone(t); return;
+	case OP_MOVE: op_move(t); return;
 	}
 	if (wr)
 		pthread_rwlock_wrlock(&s->lock);
@@ -2063,10 +2119,11 @@ static void print_counters(const uint64_t *c, const struct dax_vmstat *vm,
 	       c[C_REUSED_BYTES] >> 10, c[C_FREED_BYTES] >> 10, c[C_SAMPLES],
 	       c[C_SAMPLES_CHECKED], c[C_SAMPLES_SUPERSEDED],
 	       c[C_WORDS_CHECKED]);
-	printf("#   MiB written %" PRIu64 ", MAP_SYNC maps %" PRIu64 ", pwrite under read-only maps %" PRIu64 ", misaligned mremaps %" PRIu64 ", unlocked-read SIGBUS %" PRIu64 ", clones %" PRIu64 " MiB with %" PRIu64 " CoW writes, budget skips %" PRIu64 ", ENOSPC %" PRIu64 "\n",
+	printf("#   MiB written %" PRIu64 ", MAP_SYNC maps %" PRIu64 ", pwrite under read-only maps %" PRIu64 ", misaligned mremaps %" PRIu64 ", unlocked-read SIGBUS %" PRIu64 ", clones %" PRIu64 " MiB with %" PRIu64 " CoW writes, moves %" PRIu64 " MiB (%" PRIu64 " busy), budget skips %" PRIu64 ", ENOSPC %" PRIu64 "\n",
 	       c[C_BYTES_WRITTEN] >> 20, c[C_MAP_SYNC], c[C_RO_PWRITES],
 	       c[C_MREMAP_SPLIT], c[C_RACY_SIGBUS], c[C_CLONE_BYTES] >> 20,
-	       c[C_COW_WRITES], c[C_BUDGET_SKIPS], c[C_ENOSPC]);
+	       c[C_COW_WRITES], c[C_MOVED_BYTES] >> 20, c[C_MOVE_BUSY],
+	       c[C_BUDGET_SKIPS], c[C_ENOSPC]);
 	if (have_vm)
 		printf("#   /proc/vmstat: PUD faults %ld (fallbacks %ld), PMD faults %ld (fallbacks %ld)\n",
 		       vm->pud, vm->pud_fallback, vm->pmd, vm->pmd_fallback);
@@ -2134,6 +2191,8 @@ static int setup_target(struct __test_metadata *_metadata, struct target *tg,
 			TH_LOG("%s: %s", sh->m[f].path, strerror(errno));
 		}
 	sh->sync_ok = !strcmp(tg->fstype, "ext4") || !strcmp(tg->fstype, "xfs");
+	/* EXT4_IOC_MOVE_EXT moves DAX files (daxpages --collapse) */
+	sh->move = !strcmp(tg->fstype, "ext4");
 	/* does this file system clone DAX files? */
 	fd = open(sh->m[1].path, O_RDWR);
 	if (fd >= 0) {
