@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <mntent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "dax_probe.h"
 
@@ -297,6 +299,103 @@ TEST_F_TIMEOUT(inode, switching_a_file_keeps_its_data, TIMEOUT_LONG)
 					&bad)) {
 		TH_LOG("after switching back, pwrite data differs at %#llx",
 		       (unsigned long long)bad);
+	}
+}
+
+/* the faults of reading one word per 4 KiB of a 1 GiB-aligned mapping */
+static long read_gib(int fd, struct dax_kb *kb)
+{
+	struct fault_count fc;
+	char *p = map_aligned(SZ_1G, SZ_1G, PROT_READ, MAP_SHARED, fd, 0, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, SZ_1G, SZ_4K);
+	fault_end(&fc);
+	if (smaps_dax((unsigned long)p, kb))
+		kb->pte = kb->pmd = kb->pud = -1;
+	munmap(p, SZ_1G);
+	return fc.min + fc.maj;
+}
+
+/* daxpages --collapse @path, from beside this binary: its exit status */
+static int collapse(const char *path)
+{
+	char tool[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", tool, sizeof(tool) - 16);
+	int status;
+	pid_t pid;
+
+	if (n <= 0)
+		return -1;
+	tool[n] = '\0';
+	strcpy(strrchr(tool, '/'), "/daxpages");
+	pid = fork();
+	if (pid == 0) {
+		execl(tool, "daxpages", "--collapse", path, NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * A file written through the page cache and then switched to DAX keeps the
+ * blocks the page cache gave it, which no GiB of it maps by a PUD (the
+ * control); `daxpages --collapse` moves it into an aligned GiB while it is
+ * open, with a donor that it makes DAX by the attribute (the directory has
+ * none): then one PUD (1 fault, DaxPudMapped, FIEMAP) and the data kept.
+ * xfs: refused, data kept.  Access order: pwrite 1 GiB, fsync, switch,
+ * map and read, collapse, map and read.
+ */
+TEST_F_TIMEOUT(inode, page_cache_file_collapses_to_a_pud, TIMEOUT_LONG)
+{
+	bool ext4 = !strcmp(variant->fstype, "ext4");
+	uint64_t seed = new_seed();
+	struct dax_kb kb;
+	off_t bad = 0;
+	long faults;
+	int fd, rc;
+
+	RETURN_IF_SKIPPED();
+	fd = open(self->path[0], O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, file_is_dax(fd));
+	ASSERT_EQ(0, write_file_pattern(fd, 0, SZ_1G, seed));
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, set_dax_flag(fd, 1));
+	close(fd);
+	ASSERT_EQ(0, evict_inodes(self->dir));
+
+	self->fd[0] = open(self->path[0], O_RDWR);
+	ASSERT_LE(0, self->fd[0]);
+	ASSERT_EQ(1, file_is_dax(self->fd[0]));
+	ASSERT_EQ(0, fiemap_aligned_chunks(self->fd[0], 0, SZ_1G, SZ_1G));
+	faults = read_gib(self->fd[0], &kb);
+	TH_LOG("switched to DAX: %ld faults for 1 GiB, smaps pte %ld pmd %ld pud %ld kB, %ld of 512 2 MiB pieces aligned",
+	       faults, kb.pte, kb.pmd, kb.pud,
+	       fiemap_aligned_chunks(self->fd[0], 0, SZ_1G, SZ_2M));
+	EXPECT_LT(1 + FAULT_SLACK, faults);
+	EXPECT_EQ(0, kb.pud);
+
+	rc = collapse(self->path[0]);
+	if (!ext4) {
+		EXPECT_EQ(1, rc);
+	} else {
+		EXPECT_EQ(0, rc);
+		EXPECT_EQ(1, fiemap_aligned_chunks(self->fd[0], 0, SZ_1G,
+						   SZ_1G));
+		faults = read_gib(self->fd[0], &kb);
+		TH_LOG("collapsed: %ld faults for 1 GiB, smaps pte %ld pmd %ld pud %ld kB",
+		       faults, kb.pte, kb.pmd, kb.pud);
+		EXPECT_GE(1 + FAULT_SLACK, faults);
+		EXPECT_EQ(1024 * 1024, kb.pud);
+	}
+	EXPECT_EQ(0, check_file_pattern(self->fd[0], 0, SZ_1G, 64, seed,
+					&bad)) {
+		TH_LOG("data differs at %#llx", (unsigned long long)bad);
 	}
 }
 
