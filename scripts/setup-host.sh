@@ -9,6 +9,7 @@ pkgs=(
 	e2fsprogs xfsprogs ndctl	# run inside the guest, from the host's root
 	gnuplot-nox fio stress-ng shellcheck
 	libpmemobj-dev			# tests/pmdk_test: a PMDK application
+	xfslibs-dev			# daxpages --collapse: XFS_IOC_SWAPEXT
 	"$@"
 )
 missing=()

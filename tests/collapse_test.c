@@ -49,6 +49,20 @@ FIXTURE(collapse) {
 	uint64_t seed;
 };
 
+FIXTURE_VARIANT(collapse) {
+	const char *fstype, *env, *dir;
+};
+
+FIXTURE_VARIANT_ADD(collapse, ext4) {
+	.fstype = "ext4", .env = "HUGEDAX_EXT4", .dir = "/mnt/ext4",
+};
+
+FIXTURE_VARIANT_ADD(collapse, xfs) {
+	.fstype = "xfs", .env = "HUGEDAX_XFS", .dir = "/mnt/xfs",
+};
+
+#define KNOB	"/sys/kernel/mm/transparent_hugepage/dax_align"
+
 FIXTURE_SETUP(collapse)
 {
 	char exe[PATH_MAX - 16];
@@ -61,10 +75,11 @@ FIXTURE_SETUP(collapse)
 	*strrchr(exe, '/') = '\0';
 	snprintf(self->daxpages, sizeof(self->daxpages), "%s/daxpages", exe);
 	snprintf(self->dir, sizeof(self->dir), "%s",
-		 env_or("HUGEDAX_EXT4", "/mnt/ext4"));
+		 env_or(variant->env, variant->dir));
 	if (mount_of(self->dir, fstype, sizeof(fstype), &dax) ||
-	    strcmp(fstype, "ext4") || !dax)
-		SKIP(return, "%s is not ext4 mounted with -o dax", self->dir);
+	    strcmp(fstype, variant->fstype) || !dax)
+		SKIP(return, "%s is not %s mounted with -o dax", self->dir,
+		     variant->fstype);
 	snprintf(self->path, sizeof(self->path), "%s/collapse.%d", self->dir,
 		 (int)getpid());
 	snprintf(self->out, sizeof(self->out), "%s/collapse.%d.out", self->dir,
@@ -82,23 +97,46 @@ FIXTURE_TEARDOWN(collapse)
 	unlink(self->copy);
 }
 
+static int write_knob(const char *val)
+{
+	int fd = open(KNOB, O_WRONLY);
+	ssize_t n = fd < 0 ? -1 : write(fd, val, strlen(val));
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
 /*
- * Write @len bytes of the pattern to a new @path, then move them 4 KiB
- * past the aligned start of a donor: no 2 MiB of the file is aligned.
+ * A new @path of @len bytes of the pattern, fsynced, that maps at 4 KiB
+ * only.  ext4: written, then moved 4 KiB past the aligned start of a
+ * donor.  xfs: written in 1 MiB appends with dax_align=off, which places
+ * data as stock xfs does, off any alignment.
  */
 static void make_shifted(struct __test_metadata *_metadata,
+			 const FIXTURE_VARIANT(collapse) *variant,
 			 FIXTURE_DATA(collapse) *self, size_t len)
 {
 	int fd;
 
-	fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(1, file_is_dax(fd));
-	ASSERT_EQ(0, write_file_pattern(fd, 0, len, self->seed));
-	ASSERT_EQ(0, shift_off_alignment(fd, self->dir, len)) {
-		TH_LOG("moving the file off its alignment: %s",
-		       strerror(errno));
+	if (!strcmp(variant->fstype, "xfs")) {
+		ASSERT_EQ(0, write_knob("off"));
+		unlink(self->path);
+		fd = append_file_pattern(self->path, len, SZ_1M, self->seed);
+		ASSERT_EQ(0, write_knob("pud"));
+		ASSERT_EQ(0, fd);
+		fd = open(self->path, O_RDWR);
+		ASSERT_LE(0, fd);
+	} else {
+		fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, write_file_pattern(fd, 0, len, self->seed));
+		ASSERT_EQ(0, shift_off_alignment(fd, self->dir, len)) {
+			TH_LOG("moving the file off its alignment: %s",
+			       strerror(errno));
+		}
 	}
+	ASSERT_EQ(1, file_is_dax(fd));
 	ASSERT_EQ(0, fsync(fd));
 	close(fd);
 }
@@ -270,7 +308,7 @@ TEST_F_TIMEOUT(collapse, file_at_4k_collapses_to_puds_under_a_writer,
 	int fd, cfd, rc, status;
 	pid_t pid;
 
-	make_shifted(_metadata, self, len);
+	make_shifted(_metadata, variant, self, len);
 	fd = open(self->path, O_RDWR);
 	ASSERT_LE(0, fd);
 
@@ -371,7 +409,7 @@ TEST_F_TIMEOUT(collapse, dry_run_changes_nothing_then_tail_maps_pmds,
 	long faults;
 	int fd;
 
-	make_shifted(_metadata, self, len);
+	make_shifted(_metadata, variant, self, len);
 	fd = open(self->path, O_RDONLY);
 	ASSERT_LE(0, fd);
 
@@ -401,25 +439,22 @@ TEST_F_TIMEOUT(collapse, dry_run_changes_nothing_then_tail_maps_pmds,
 
 /*
  * A page of the file held by a pipe (vmsplice() takes a reference, as
- * O_DIRECT and RDMA do) fails the move with EBUSY and loses nothing; once
- * the pipe is drained the move goes through.
+ * O_DIRECT and RDMA do) fails the move with EBUSY, which daxpages reports
+ * after its retries, and loses nothing; once the pipe is drained the
+ * collapse goes through.
  */
 TEST_F_TIMEOUT(collapse, pinned_page_fails_the_move_with_ebusy, TIMEOUT_SHORT)
 {
 	const size_t len = 16 * SZ_1M;
-	struct iovec iov;
-	uint64_t moved = 1;
-	off_t where = 0;
-	int fd, donor, pipefd[2];
 	static char drain[SZ_4K];
+	struct iovec iov;
+	off_t where = 0;
+	int fd, pipefd[2];
 	char *p;
 
-	fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	make_shifted(_metadata, variant, self, len);
+	fd = open(self->path, O_RDONLY);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, write_file_pattern(fd, 0, len, self->seed));
-	donor = open(self->dir, O_TMPFILE | O_RDWR, 0600);
-	ASSERT_LE(0, donor);
-	ASSERT_EQ(0, fallocate(donor, 0, 0, len));
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	ASSERT_EQ(0, pipe(pipefd));
@@ -427,56 +462,43 @@ TEST_F_TIMEOUT(collapse, pinned_page_fails_the_move_with_ebusy, TIMEOUT_SHORT)
 	iov.iov_len = SZ_4K;
 	ASSERT_EQ((ssize_t)SZ_4K, vmsplice(pipefd[1], &iov, 1, 0));
 
-	errno = 0;
-	EXPECT_EQ(-1, ext4_move_ext(fd, donor, 0, 0, len, &moved));
-	EXPECT_EQ(EBUSY, errno);
-	EXPECT_EQ(0ULL, moved);
+	EXPECT_EQ(1, run_daxpages(self, self->path, "--collapse", NULL, NULL));
+	log_out(_metadata, self);
+	EXPECT_TRUE(out_has(self, "pinned"));
+	EXPECT_EQ(0, fiemap_aligned_chunks(fd, 0, len, SZ_2M));
 	EXPECT_EQ(0, check_file_pattern(fd, 0, len, 8, self->seed, &where));
 	EXPECT_EQ(0, check_pattern(p, len, 8, self->seed, 0, NULL));
 
 	ASSERT_EQ((ssize_t)SZ_4K, read(pipefd[0], drain, sizeof(drain)));
 	EXPECT_EQ(0, check_pattern(drain, SZ_4K, 8, self->seed, 5 * SZ_1M,
 				   NULL));
-	EXPECT_EQ(0, ext4_move_ext(fd, donor, 0, 0, len, &moved))
-		TH_LOG("after draining the pipe: %s", strerror(errno));
-	EXPECT_EQ(len, moved);
+	EXPECT_EQ(0, run_daxpages(self, self->path, "--collapse", NULL, NULL));
+	log_out(_metadata, self);
+	EXPECT_EQ(8, fiemap_aligned_chunks(fd, 0, len, SZ_2M));
 	EXPECT_EQ(0, check_file_pattern(fd, 0, len, 8, self->seed, &where));
 	EXPECT_EQ(0, check_pattern(p, len, 8, self->seed, 0, NULL));
 	munmap(p, len);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	close(donor);
 	close(fd);
 }
 
-/* clear refusals: a file that is not DAX, and filesystems that cannot move */
+/* clear refusals: a file that is not DAX, and ext2, which cannot move */
 TEST_F(collapse, refuses_what_it_cannot_move)
 {
-	const char *xfs = env_or("HUGEDAX_XFS", "/mnt/xfs");
 	const char *ext2 = env_or("HUGEDAX_EXT2", "/mnt/ext2");
 	char other[300];
 	off_t where = 0;
 	int fd, ofd;
+
+	if (strcmp(variant->fstype, "ext4"))
+		SKIP(return, "the ext4 case covers the refusals");
 
 	/* not DAX: the test binary itself, on the 9p root */
 	EXPECT_EQ(1, run_daxpages(self, self->daxpages, "--collapse", NULL,
 				  NULL));
 	EXPECT_TRUE(out_has(self, "not a DAX file"));
 	log_out(_metadata, self);
-
-	snprintf(other, sizeof(other), "%s/collapse.%d", xfs, (int)getpid());
-	fd = open(other, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd >= 0) {
-		ASSERT_EQ(0, write_file_pattern(fd, 0, 4 * SZ_1M, self->seed));
-		EXPECT_EQ(1, run_daxpages(self, other, "--collapse", NULL,
-					  NULL));
-		EXPECT_TRUE(out_has(self, "ext4 only"));
-		log_out(_metadata, self);
-		EXPECT_EQ(0, check_file_pattern(fd, 0, 4 * SZ_1M, 8,
-						self->seed, &where));
-		close(fd);
-		unlink(other);
-	}
 
 	snprintf(other, sizeof(other), "%s/collapse.%d", ext2, (int)getpid());
 	fd = open(other, O_RDWR | O_CREAT | O_TRUNC, 0644);

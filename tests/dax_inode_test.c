@@ -347,12 +347,11 @@ static int collapse(const char *path)
  * control); `daxpages --collapse` moves it into an aligned GiB while it is
  * open, with a donor that it makes DAX by the attribute (the directory has
  * none): then one PUD (1 fault, DaxPudMapped, FIEMAP) and the data kept.
- * xfs: refused, data kept.  Access order: pwrite 1 GiB, fsync, switch,
- * map and read, collapse, map and read.
+ * Access order: pwrite 1 GiB, fsync, switch, map and read, collapse, map
+ * and read.
  */
 TEST_F_TIMEOUT(inode, page_cache_file_collapses_to_a_pud, TIMEOUT_LONG)
 {
-	bool ext4 = !strcmp(variant->fstype, "ext4");
 	uint64_t seed = new_seed();
 	struct dax_kb kb;
 	off_t bad = 0;
@@ -381,18 +380,13 @@ TEST_F_TIMEOUT(inode, page_cache_file_collapses_to_a_pud, TIMEOUT_LONG)
 	EXPECT_EQ(0, kb.pud);
 
 	rc = collapse(self->path[0]);
-	if (!ext4) {
-		EXPECT_EQ(1, rc);
-	} else {
-		EXPECT_EQ(0, rc);
-		EXPECT_EQ(1, fiemap_aligned_chunks(self->fd[0], 0, SZ_1G,
-						   SZ_1G));
-		faults = read_gib(self->fd[0], &kb);
-		TH_LOG("collapsed: %ld faults for 1 GiB, smaps pte %ld pmd %ld pud %ld kB",
-		       faults, kb.pte, kb.pmd, kb.pud);
-		EXPECT_GE(1 + FAULT_SLACK, faults);
-		EXPECT_EQ(1024 * 1024, kb.pud);
-	}
+	EXPECT_EQ(0, rc);
+	EXPECT_EQ(1, fiemap_aligned_chunks(self->fd[0], 0, SZ_1G, SZ_1G));
+	faults = read_gib(self->fd[0], &kb);
+	TH_LOG("collapsed: %ld faults for 1 GiB, smaps pte %ld pmd %ld pud %ld kB",
+	       faults, kb.pte, kb.pmd, kb.pud);
+	EXPECT_GE(1 + FAULT_SLACK, faults);
+	EXPECT_EQ(1024 * 1024, kb.pud);
 	EXPECT_EQ(0, check_file_pattern(self->fd[0], 0, SZ_1G, 64, seed,
 					&bad)) {
 		TH_LOG("data differs at %#llx", (unsigned long long)bad);

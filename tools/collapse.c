@@ -14,7 +14,9 @@
  * call while the file stays open and mapped by others.  The donor's copy
  * of the range (the old blocks) is punched at once, so a collapse needs
  * at most a GiB of free space.  A donor range that allows no more than the
- * file has is given back without a move.
+ * file has is given back without a move.  On xfs the donor is fallocated
+ * whole and XFS_IOC_SWAPEXT (XFS_SX_VERSION_DAXCOPY: the kernel copies the
+ * data under the file's locks) swaps all of it at once.
  *
  * Physical offsets are those of the filesystem's device; a namespace made
  * with "-a 1G" keeps them aligned in memory too.
@@ -31,6 +33,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <xfs/xfs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -51,6 +54,11 @@ struct move_extent {
 	uint64_t moved_len;
 };
 #define EXT4_IOC_MOVE_EXT	_IOWR('f', 15, struct move_extent)
+
+/* fs/xfs/libxfs/xfs_fs.h of this kernel */
+#ifndef XFS_SX_VERSION_DAXCOPY
+#define XFS_SX_VERSION_DAXCOPY	1
+#endif
 
 #define SZ_2M		(2ULL << 20)
 #define SZ_1G		(1ULL << 30)
@@ -292,13 +300,74 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * xfs: one donor for the whole file, swapped in at once, if its blocks
+ * allow more than the file's.  1 if moved, 0 if not worth it, -1.
+ */
+static int xfs_collapse(const char *file, int fd, uint64_t size,
+			const struct mix *have)
+{
+	struct xfs_swapext sx = {
+		.sx_version = XFS_SX_VERSION_DAXCOPY,
+		.sx_fdtarget = fd,
+		.sx_length = size,
+	};
+	struct layout dl;
+	struct mix could;
+	int donor, tries = 0, ret = -1;
+
+	/* the swap wants the sizes on disk, and the file's blocks stable */
+	if (fsync(fd))
+		return -1;
+	donor = donor_open(file);
+	if (donor < 0)
+		return -1;
+	if (ftruncate(donor, size))
+		goto out;
+	for (uint64_t off = 0; off < size; off += SZ_1G) {
+		uint64_t len = size - off < SZ_1G ? size - off : SZ_1G;
+
+		if (fallocate(donor, 0, off, len))
+			goto out;
+	}
+	if (fiemap_read(donor, 0, size, &dl))
+		goto out;
+	memset(&could, 0, sizeof(could));
+	for (uint64_t off = 0; off < size; ) {
+		uint64_t len = chunk_len(off, size);
+
+		if (!len)
+			len = size - off;
+		mix_add(&dl, off, len, &could);
+		off += len;
+	}
+	free(dl.r);
+	if (could.bytes[2] < have->bytes[2] ||
+	    (could.bytes[2] == have->bytes[2] &&
+	     could.bytes[1] <= have->bytes[1])) {
+		printf("%s: no better free space, left as is\n", file);
+		ret = 0;
+		goto out;
+	}
+	sx.sx_fdtmp = donor;
+	while (ioctl(fd, XFS_IOC_SWAPEXT, &sx)) {
+		if (errno != EBUSY || ++tries == BUSY_TRIES)
+			goto out;
+		usleep(50000);
+	}
+	ret = 1;
+out:
+	close(donor);	/* frees the old blocks, or the unused ones */
+	return ret;
+}
+
 static int collapse_one(const char *file, int dry_run)
 {
 	struct mix before, after;
 	struct statx stx;
 	struct statfs sfs;
 	uint64_t size, moved = 0;
-	int fd, donor = -1, ret = 1;
+	int fd, donor = -1, ret = 1, xfs, need_any = 0;
 	double t0;
 
 	fd = open(file, O_RDONLY);
@@ -315,9 +384,10 @@ static int collapse_one(const char *file, int dry_run)
 		fprintf(stderr, "daxpages: %s: not a DAX file\n", file);
 		goto out;
 	}
-	if (sfs.f_type != EXT4_SUPER_MAGIC || !can_move(fd)) {
+	xfs = sfs.f_type == XFS_SUPER_MAGIC;
+	if (!xfs && (sfs.f_type != EXT4_SUPER_MAGIC || !can_move(fd))) {
 		fprintf(stderr,
-			"daxpages: %s: cannot move the blocks of DAX files on this filesystem (ext4 only)\n",
+			"daxpages: %s: cannot move the blocks of DAX files on this filesystem (ext4 and xfs only)\n",
 			file);
 		goto out;
 	}
@@ -364,10 +434,12 @@ static int collapse_one(const char *file, int dry_run)
 			off += len;
 			continue;
 		}
-		if (dry_run) {
-			printf("%s: %llu-%llu MiB: would move\n", file,
+		need_any = 1;
+		if (dry_run || xfs) {
+			printf("%s: %llu-%llu MiB: %s\n", file,
 			       (unsigned long long)(off >> 20),
-			       (unsigned long long)((off + len) >> 20));
+			       (unsigned long long)((off + len) >> 20),
+			       dry_run ? "would move" : "to move");
 			off += len;
 			continue;
 		}
@@ -413,6 +485,14 @@ static int collapse_one(const char *file, int dry_run)
 	if (dry_run) {
 		ret = 0;
 		goto out;
+	}
+	if (xfs && need_any) {
+		int r = xfs_collapse(file, fd, size, &before);
+
+		if (r < 0)
+			goto fail;
+		if (r > 0)
+			moved = size;
 	}
 	if (moved) {
 		double t = now() - t0;
