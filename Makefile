@@ -141,8 +141,8 @@ pstore: kernel testbin
 	scripts/run-pstore.sh $(KERNEL) $(OUT)/pstore
 
 # reset the guest while ext4 moves the head of a growing DAX file (SEEDS="1
-# 2 ..."), or with KIND=collapse while daxpages --collapse moves a file,
-# check the data and e2fsck next boot (two seeds of each in make test)
+# 2 ..."), or with KIND=collapse (collapse-xfs) while daxpages --collapse
+# moves an ext4 (xfs) file, check the data, e2fsck and xfs_repair next boot
 .PHONY: move-reset
 move-reset: kernel testbin
 	scripts/run-move-reset.sh $(KERNEL) $(OUT)/move-reset

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Second boot of `make move-reset`: ext4 as the reset left it (log replay
-# at mount); every durable byte checked, then e2fsck -fn of the unmounted
-# file system.
+# Second boot of `make move-reset`: ext4 and xfs as the reset left them
+# (log replay at mount); every durable byte checked, then e2fsck -fn and
+# xfs_repair -n of the unmounted file systems.
 sh /mnt/repo/guest/setup-pmem.sh mount
 echo "hugedax-test: begin move_reset_test (verify)"
 HUGEDAX_MOVE_RESET=verify /mnt/out/bin/move_reset_test
@@ -16,6 +16,17 @@ if [ "$rc" = 0 ]; then
 	echo "ok 100 e2fsck -fn: clean"
 else
 	echo "not ok 100 e2fsck -fn: exit status $rc"
+fi
+# and xfs, which daxpages --collapse moved a file on for KIND=collapse-xfs
+dev=$(findmnt -n -o SOURCE /mnt/xfs)
+umount /mnt/xfs
+xfs_repair -n "$dev" > /tmp/xfs_repair.txt 2>&1
+rc=$?
+sed 's/^/xfs_repair: /' /tmp/xfs_repair.txt
+if [ "$rc" = 0 ]; then
+	echo "ok 101 xfs_repair -n: clean"
+else
+	echo "not ok 101 xfs_repair -n: exit status $rc"
 fi
 echo "hugedax-test: dmesg begin"
 dmesg

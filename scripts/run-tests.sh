@@ -49,11 +49,13 @@ if wanted move_reset_test; then
 	SEEDS="$((RANDOM + 1)) $((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
 		"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/move-reset"
 	logs+=("$outdir"/move-reset/*-verify/console.log)
-	# and while daxpages --collapse moves a file, two seeds
-	mkdir -p "$outdir/collapse-reset"
-	rm -rf "${outdir:?}/collapse-reset/bin" && cp -r "$bin" "$outdir/collapse-reset/bin"
-	KIND=collapse SEEDS="$((RANDOM + 1)) $((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
-		"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/collapse-reset"
-	logs+=("$outdir"/collapse-reset/*-verify/console.log)
+	# and while daxpages --collapse moves a file, a seed on ext4 and on xfs
+	for kind in collapse collapse-xfs; do
+		mkdir -p "$outdir/$kind-reset"
+		rm -rf "${outdir:?}/$kind-reset/bin" && cp -r "$bin" "$outdir/$kind-reset/bin"
+		KIND=$kind SEEDS="$((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
+			"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/$kind-reset"
+		logs+=("$outdir/$kind-reset"/*-verify/console.log)
+	done
 fi
 exec "$here/scripts/judge-console.sh" "${logs[@]}"

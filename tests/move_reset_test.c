@@ -19,9 +19,10 @@
  * file system with e2fsck -fn afterwards.  Negative control: the data
  * checks must fail against the pattern of another seed.
  *
- * HUGEDAX_MOVE_KIND=collapse (the write boot; the verify boot reads it
- * back): instead, a 1 GiB file that maps at 4 KiB (moved 4 KiB off its
- * alignment) is written with the pattern and fsynced, and the reset comes
+ * HUGEDAX_MOVE_KIND=collapse, or collapse-xfs for xfs (the write boot; the
+ * verify boot reads it back): instead, a 1 GiB file that maps at 4 KiB
+ * (on ext4 moved 4 KiB off its alignment, on xfs written with
+ * dax_align=off) is written with the pattern and fsynced, and the reset comes
  * during `daxpages --collapse` of it, a fraction from 0 to 1.2 of the time
  * the same collapse took on a scratch file.  Next boot every byte of it
  * must hold the pattern, however far the collapse got (reported from
@@ -52,22 +53,30 @@
 
 FIXTURE(move_reset) {
 	char path[256], neigh[256], state[256], daxpages[300];
+	char dir[200];
 	uint64_t seed;
-	bool collapse;
+	bool collapse, xfs;
 };
+
+/* the files of a kind: "head" and "collapse" on ext4, "collapse-xfs" */
+static void set_kind(FIXTURE_DATA(move_reset) *self, const char *kind)
+{
+	self->collapse = !strncmp(kind, "collapse", 8);
+	self->xfs = !strcmp(kind, "collapse-xfs");
+	snprintf(self->dir, sizeof(self->dir), "%s",
+		 self->xfs ? env_or("HUGEDAX_XFS", "/mnt/xfs") :
+			     env_or("HUGEDAX_EXT4", "/mnt/ext4"));
+	snprintf(self->path, sizeof(self->path), "%s/move-reset", self->dir);
+	snprintf(self->neigh, sizeof(self->neigh), "%s/move-reset.neighbour",
+		 self->dir);
+}
 
 FIXTURE_SETUP(move_reset)
 {
-	const char *dir = env_or("HUGEDAX_EXT4", "/mnt/ext4");
-
-	snprintf(self->path, sizeof(self->path), "%s/move-reset", dir);
-	snprintf(self->neigh, sizeof(self->neigh), "%s/move-reset.neighbour",
-		 dir);
+	set_kind(self, env_or("HUGEDAX_MOVE_KIND", "head"));
 	snprintf(self->state, sizeof(self->state), "%s/move-reset.txt",
 		 env_or("HUGEDAX_PERSIST_DIR", "/mnt/out"));
 	self->seed = strtoull(env_or("HUGEDAX_MOVE_SEED", "1"), NULL, 0);
-	self->collapse = !strcmp(env_or("HUGEDAX_MOVE_KIND", "head"),
-				 "collapse");
 	snprintf(self->daxpages, sizeof(self->daxpages), "%s/daxpages",
 		 env_or("HUGEDAX_BIN", "/mnt/out/bin"));
 }
@@ -151,7 +160,7 @@ static void write_then_reset(struct __test_metadata *_metadata,
 	fsync_path(_metadata, self->neigh);
 	ASSERT_EQ(0, append_file_pattern(self->path, HEAD, SZ_1M, self->seed));
 	fsync_path(_metadata, self->path);
-	snprintf(dir, sizeof(dir), "%s", env_or("HUGEDAX_EXT4", "/mnt/ext4"));
+	snprintf(dir, sizeof(dir), "%s", self->dir);
 	fsync_path(_metadata, dir);
 	fd = open(self->path, O_WRONLY | O_APPEND);
 	ASSERT_LE(0, fd);
@@ -202,19 +211,44 @@ static int collapse(FIXTURE_DATA(move_reset) *self, const char *path)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* a file of CSIZE with the pattern of @seed that maps at 4 KiB, fsynced */
-static void make_shifted(struct __test_metadata *_metadata, const char *path,
+static int write_knob(const char *val)
+{
+	int fd = open("/sys/kernel/mm/transparent_hugepage/dax_align",
+		      O_WRONLY);
+	ssize_t n = fd < 0 ? -1 : write(fd, val, strlen(val));
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/*
+ * A file of CSIZE with the pattern of @seed that maps at 4 KiB, fsynced:
+ * on ext4 moved 4 KiB off its alignment, on xfs appended with
+ * dax_align=off (stock placement).
+ */
+static void make_shifted(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(move_reset) *self, const char *path,
 			 uint64_t seed)
 {
-	const char *dir = env_or("HUGEDAX_EXT4", "/mnt/ext4");
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int fd, ret;
 
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, write_file_pattern(fd, 0, CSIZE, seed));
-	ASSERT_EQ(0, shift_off_alignment(fd, dir, CSIZE));
+	if (self->xfs) {
+		ASSERT_EQ(0, write_knob("off"));
+		ret = append_file_pattern(path, CSIZE, SZ_1M, seed);
+		ASSERT_EQ(0, write_knob("pud"));
+		ASSERT_EQ(0, ret);
+		fd = open(path, O_RDWR);
+		ASSERT_LE(0, fd);
+	} else {
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, write_file_pattern(fd, 0, CSIZE, seed));
+		ASSERT_EQ(0, shift_off_alignment(fd, self->dir, CSIZE));
+	}
 	ASSERT_EQ(0, fsync(fd));
 	close(fd);
-	fsync_path(_metadata, dir);
+	fsync_path(_metadata, self->dir);
 }
 
 static void collapse_then_reset(struct __test_metadata *_metadata,
@@ -230,7 +264,7 @@ static void collapse_then_reset(struct __test_metadata *_metadata,
 
 	/* how long the collapse takes here */
 	snprintf(scratch, sizeof(scratch), "%s.scratch", self->path);
-	make_shifted(_metadata, scratch, 7);
+	make_shifted(_metadata, self, scratch, 7);
 	t0 = now_us();
 	ASSERT_EQ(0, collapse(self, scratch));
 	us = now_us() - t0;
@@ -241,7 +275,7 @@ static void collapse_then_reset(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, append_file_pattern(self->neigh, NEIGH, SZ_1M,
 					 self->seed ^ 1));
 	fsync_path(_metadata, self->neigh);
-	make_shifted(_metadata, self->path, self->seed);
+	make_shifted(_metadata, self, self->path, self->seed);
 	fd = open(self->path, O_RDONLY);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, fiemap_aligned_chunks(fd, 0, CSIZE, SZ_2M));
@@ -249,7 +283,8 @@ static void collapse_then_reset(struct __test_metadata *_metadata,
 
 	f = fopen(self->state, "w");
 	ASSERT_NE(NULL, f);
-	fprintf(f, "%llu collapse\n", (unsigned long long)self->seed);
+	fprintf(f, "%llu %s\n", (unsigned long long)self->seed,
+		self->xfs ? "collapse-xfs" : "collapse");
 	fclose(f);
 	TH_LOG("seed %llu: collapsing 1 GiB took %.0f us on a scratch file; reset %u us into it",
 	       (unsigned long long)self->seed, us, delay);
@@ -356,7 +391,8 @@ static void durable_data_survives(struct __test_metadata *_metadata,
 	ASSERT_NE(NULL, f) TH_LOG("no %s: the write boot did not run", self->state);
 	ASSERT_EQ(2, fscanf(f, "%llu %15s", &seed, kind));
 	fclose(f);
-	if (!strcmp(kind, "collapse")) {
+	set_kind(self, kind);
+	if (self->collapse) {
 		collapsed_data_survives(_metadata, self, seed);
 		return;
 	}
