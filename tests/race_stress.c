@@ -19,7 +19,8 @@
  *     child reading through the inherited mapping, msync(MS_SYNC) of a range
  *     recorded as durable, on xfs FICLONE/FICLONERANGE clones written
  *     through a mapping (copy on write) while the source is used, and on
- *     ext4 EXT4_IOC_MOVE_EXT of a range into a donor's blocks (what
+ *     ext4 EXT4_IOC_MOVE_EXT of a range into a donor's blocks, on xfs
+ *     XFS_IOC_SWAPEXT of file 1 with the kernel copying (what
  *     daxpages --collapse does), which must change no data;
  *   racing operations, not serialized with the model operations (only with
  *     the other threads of the same process that use the same mapping):
@@ -88,7 +89,14 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include <xfs/xfs.h>
+
 #include "dax_probe.h"
+
+/* fs/xfs/libxfs/xfs_fs.h of this kernel */
+#ifndef XFS_SX_VERSION_DAXCOPY
+#define XFS_SX_VERSION_DAXCOPY	1
+#endif
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
@@ -1474,6 +1482,57 @@ unlock:
 }
 
 /*
+ * xfs: swap all of file 1 with a fallocated donor, the kernel copying the
+ * data (XFS_SX_VERSION_DAXCOPY), as daxpages --collapse does on xfs.  All
+ * zones locked for writing, for a stable size (the swap excludes writes
+ * anyway); the racing operations run on.  The old blocks end in the donor
+ * and are freed when it is closed: victims check that no mapping reaches
+ * them.
+ */
+static void op_swapext(struct thr *t)
+{
+	struct model *m = &sh->m[1];
+	struct xfs_swapext sx = {
+		.sx_version = XFS_SX_VERSION_DAXCOPY,
+		.sx_fdtarget = fds[1],
+	};
+	uint64_t lo, lk, size;
+	int donor = -1;
+
+	lo = lock_tail(m, 0);
+	lk = last_zone_end(m) - lo;
+	size = m->size;
+	if (!size || !reserve(size + victim_len(size)))
+		goto unlock;
+	donor = open(sh->dir, O_TMPFILE | O_RDWR, 0600);
+	if (donor < 0 || ftruncate(donor, size) || fallocate(donor, 0, 0, size) ||
+	    fsync(fds[1])) {
+		if (!out_of_space(-1, 0, errno))
+			violation(V_ERROR, m->owner, 0, errno, size, "swapext donor");
+		goto unlock;
+	}
+	sx.sx_fdtmp = donor;
+	sx.sx_length = size;
+	if (ioctl(fds[1], XFS_IOC_SWAPEXT, &sx)) {
+		if (errno == EBUSY)
+			add(C_MOVE_BUSY, 1);
+		else if (!out_of_space(-1, 0, errno))
+			violation(V_ERROR, m->owner, 0, errno, size,
+				  "XFS_IOC_SWAPEXT");
+		goto unlock;
+	}
+	add(C_MOVED_BYTES, size);
+	fiemap_walk(donor, 0, size, note_freed, NULL);
+	close(donor);
+	donor = -1;
+	after_free(t, 1, size);
+unlock:
+	if (donor >= 0)
+		close(donor);
+	zunlock(m, lo, lk);
+}
+
+/*
  * Move a range into the blocks of a donor, as daxpages --collapse does,
  * while the other threads use it: the model does not change.  Under the
  * zone locks for reading, so that reads, mappings, msync and fork race
@@ -1488,6 +1547,10 @@ static void op_move(struct thr *t)
 	struct model *m = &sh->m[f];
 	uint64_t off, len, l, moved = 0;
 
+	if (sh->move == 2) {
+		op_swapext(t);
+		return;
+	}
 	if (pick_range(t, destroy_lo(f), m->maxsize, &off, &len))
 		return;
 	zlock(m, off, len, 0);
@@ -2191,8 +2254,12 @@ static int setup_target(struct __test_metadata *_metadata, struct target *tg,
 			TH_LOG("%s: %s", sh->m[f].path, strerror(errno));
 		}
 	sh->sync_ok = !strcmp(tg->fstype, "ext4") || !strcmp(tg->fstype, "xfs");
-	/* EXT4_IOC_MOVE_EXT moves DAX files (daxpages --collapse) */
-	sh->move = !strcmp(tg->fstype, "ext4");
+	/*
+	 * daxpages --collapse: EXT4_IOC_MOVE_EXT moves ranges (1), xfs's
+	 * XFS_IOC_SWAPEXT with XFS_SX_VERSION_DAXCOPY whole files (2)
+	 */
+	sh->move = !strcmp(tg->fstype, "ext4") ? 1 :
+		   !strcmp(tg->fstype, "xfs") ? 2 : 0;
 	/* does this file system clone DAX files? */
 	fd = open(sh->m[1].path, O_RDWR);
 	if (fd >= 0) {
