@@ -367,7 +367,7 @@ static int collapse_one(const char *file, int dry_run)
 	struct statx stx;
 	struct statfs sfs;
 	uint64_t size, moved = 0;
-	int fd, donor = -1, ret = 1, xfs, need_any = 0;
+	int fd, donor = -1, ret = 1, xfs = 0, need_any = 0;
 	double t0;
 
 	fd = open(file, O_RDONLY);
@@ -510,6 +510,10 @@ fail:
 	if (errno == EBUSY)
 		fprintf(stderr,
 			"daxpages: %s: pages of the file are pinned (O_DIRECT or RDMA in flight); try again later\n",
+			file);
+	else if (xfs && errno == EINVAL)
+		fprintf(stderr,
+			"daxpages: %s: xfs cannot swap this file's extents (its data fork format; xfs_fsr meets the same), or this kernel lacks XFS_SX_VERSION_DAXCOPY\n",
 			file);
 	else if (errno == ENOTTY || errno == EOPNOTSUPP)
 		fprintf(stderr,
