@@ -44,15 +44,16 @@ if wanted pstore_dax_test; then
 fi
 # a reset while ext4 moves the head of a growing file, two seeds
 if wanted move_reset_test; then
-	mkdir -p "$outdir/move-reset"
-	rm -rf "${outdir:?}/move-reset/bin" && cp -r "$bin" "$outdir/move-reset/bin"
+	# each seed is a directory: none left from an earlier, interrupted run
+	rm -rf "${outdir:?}/move-reset" && mkdir -p "$outdir/move-reset"
+	cp -r "$bin" "$outdir/move-reset/bin"
 	SEEDS="$((RANDOM + 1)) $((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
 		"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/move-reset"
 	logs+=("$outdir"/move-reset/*-verify/console.log)
 	# and while daxpages --collapse moves a file, a seed on ext4 and on xfs
 	for kind in collapse collapse-xfs; do
-		mkdir -p "$outdir/$kind-reset"
-		rm -rf "${outdir:?}/$kind-reset/bin" && cp -r "$bin" "$outdir/$kind-reset/bin"
+		rm -rf "${outdir:?}/$kind-reset" && mkdir -p "$outdir/$kind-reset"
+		cp -r "$bin" "$outdir/$kind-reset/bin"
 		KIND=$kind SEEDS="$((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
 			"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/$kind-reset"
 		logs+=("$outdir/$kind-reset"/*-verify/console.log)
