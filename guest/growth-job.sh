@@ -2,7 +2,8 @@
 # Guest side of `make growth`: the page sizes DAX files get by how they were
 # written, on each mkfs layout. Per layout, a fresh file system on the
 # 16 GiB namespace; first the space 1,000 files of 4 KiB take, then files
-# of 1 GiB and 2 GiB made by appends of 4 KiB, 64 KiB, 1 MiB and 4 MiB, by
+# of 1 GiB and 2 GiB made by appends of 4 KiB, 64 KiB, 1 MiB and 4 MiB
+# (and of 64 KiB with an open and close around each), by
 # cp(1), by 4 processes appending 256 KiB at a time each to its own file,
 # by fallocate and by write faults into a sized file
 # (tests/dax_alloc_probe), each mapped 1 GiB aligned and read one word
@@ -15,7 +16,12 @@ bin=/mnt/out/bin
 here=/mnt/repo/guest
 # shellcheck disable=SC1091 # written by run-growth.sh
 [ -f /mnt/out/growth.conf ] && . /mnt/out/growth.conf
+# GROWTH_LAYOUTS=matrix: every layout below
+all="ext4 ext4-noflexbg ext4-packed ext4-nojournal ext4-flexbg4 ext4-flexbg64
+ext4-inode4k ext4-largefile xfs xfs-su2m xfs-ag1 xfs-ag64 xfs-rmapbt
+xfs-noreflink"
 layouts=${GROWTH_LAYOUTS:-ext4 ext4-noflexbg ext4-packed xfs xfs-su2m}
+[ "$layouts" = matrix ] && layouts=$all
 parts=" ${GROWTH_PARTS:-small files pmdk} "
 set -e
 sh "$here/setup-pmem.sh" >/dev/null
@@ -31,8 +37,17 @@ mkfs_layout() {
 	ext4-noflexbg) mkfs.ext4 -q -F -O ^flex_bg "$dev" ;;
 	ext4-packed) mkfs.ext4 -q -F -O sparse_super2 \
 		-E num_backup_sb=0,packed_meta_blocks=1 "$dev" ;;
+	ext4-nojournal) mkfs.ext4 -q -F -O ^has_journal "$dev" ;;
+	ext4-flexbg4) mkfs.ext4 -q -F -G 4 "$dev" ;;
+	ext4-flexbg64) mkfs.ext4 -q -F -G 64 "$dev" ;;
+	ext4-inode4k) mkfs.ext4 -q -F -i 4096 "$dev" ;;
+	ext4-largefile) mkfs.ext4 -q -F -T largefile "$dev" ;;
 	xfs) mkfs.xfs -q -f "$dev" ;;
 	xfs-su2m) mkfs.xfs -q -f -d su=2m,sw=1 "$dev" ;;
+	xfs-ag1) mkfs.xfs -q -f -d agcount=1 "$dev" ;;
+	xfs-ag64) mkfs.xfs -q -f -d agcount=64 "$dev" ;;
+	xfs-rmapbt) mkfs.xfs -q -f -m rmapbt=1 "$dev" ;;
+	xfs-noreflink) mkfs.xfs -q -f -m reflink=0 "$dev" ;;
 	*) return 1 ;;
 	esac
 }
@@ -58,7 +73,7 @@ for layout in $layouts; do
 	esac
 	for mib in 1024 2048; do
 		case $parts in *" files "*) ;; *) break ;; esac
-		for fill in append4k append64k append1m append4m cp fallocate; do
+		for fill in append4k append64k append1m append4m reopen64k cp fallocate; do
 			"$bin/dax_alloc_probe" "$fill" "$mib" "$d/f" read |
 				sed "s/^/growth-row: $layout /"
 			rm -f "$d/f"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# First boot of `make move-reset`: a fresh ext4; tests/move_reset_test
-# grows a file past 64 MiB (or, with HUGEDAX_MOVE_KIND=collapse, runs
+# First boot of `make move-reset`: a fresh ext4 and xfs; tests/move_reset_test
+# grows a file past 64 MiB (on xfs with HUGEDAX_MOVE_KIND=head-xfs; or,
+# with HUGEDAX_MOVE_KIND=collapse or collapse-xfs, runs
 # daxpages --collapse on a file) and resets the guest (sysrq b) during
 # that, with the seed and kind in /mnt/out/move-reset.conf.
 # shellcheck disable=SC1091 # written by run-move-reset.sh

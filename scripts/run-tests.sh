@@ -50,8 +50,9 @@ if wanted move_reset_test; then
 	SEEDS="$((RANDOM + 1)) $((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
 		"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/move-reset"
 	logs+=("$outdir"/move-reset/*-verify/console.log)
-	# and while daxpages --collapse moves a file, a seed on ext4 and on xfs
-	for kind in collapse collapse-xfs; do
+	# one seed while xfs moves a head, and while daxpages --collapse moves
+	# a file, a seed on ext4 and on xfs
+	for kind in head-xfs collapse collapse-xfs; do
 		rm -rf "${outdir:?}/$kind-reset" && mkdir -p "$outdir/$kind-reset"
 		cp -r "$bin" "$outdir/$kind-reset/bin"
 		KIND=$kind SEEDS="$((RANDOM + 1))" MOVE_RESET_JUDGE=0 \

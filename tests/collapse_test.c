@@ -97,16 +97,6 @@ FIXTURE_TEARDOWN(collapse)
 	unlink(self->copy);
 }
 
-static int write_knob(const char *val)
-{
-	int fd = open(KNOB, O_WRONLY);
-	ssize_t n = fd < 0 ? -1 : write(fd, val, strlen(val));
-
-	if (fd >= 0)
-		close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 /*
  * A new @path of @len bytes of the pattern, fsynced, that maps at 4 KiB
  * only.  ext4: written, then moved 4 KiB past the aligned start of a
@@ -120,10 +110,10 @@ static void make_shifted(struct __test_metadata *_metadata,
 	int fd;
 
 	if (!strcmp(variant->fstype, "xfs")) {
-		ASSERT_EQ(0, write_knob("off"));
+		ASSERT_EQ(0, dax_align_knob("off"));
 		unlink(self->path);
 		fd = append_file_pattern(self->path, len, SZ_1M, self->seed);
-		ASSERT_EQ(0, write_knob("pud"));
+		ASSERT_EQ(0, dax_align_knob("pud"));
 		ASSERT_EQ(0, fd);
 		fd = open(self->path, O_RDWR);
 		ASSERT_LE(0, fd);

@@ -1295,3 +1295,14 @@ int shift_off_alignment(int fd, const char *dir, size_t len)
 	close(donor);
 	return ret;
 }
+
+int dax_align_knob(const char *val)
+{
+	int fd = open("/sys/kernel/mm/transparent_hugepage/dax_align",
+		      O_WRONLY);
+	ssize_t n = fd < 0 ? -1 : write(fd, val, strlen(val));
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}

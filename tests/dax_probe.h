@@ -258,6 +258,9 @@ int falloc_chunked(int fd, off_t len, off_t chunk);
  */
 long fiemap_aligned_chunks(int fd, off_t off, off_t len, unsigned long chunk);
 
+/* Write @val ("off", "pmd", "pud") to the global dax_align knob; 0 or -1. */
+int dax_align_knob(const char *val);
+
 /*
  * For failure messages: the first extents of the file as
  * "logical+length@physical" (bytes, hex), " ..." if there are more.

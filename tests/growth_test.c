@@ -186,7 +186,7 @@ TEST_F_TIMEOUT(growth, appenders_map_pmds_past_the_first_2m, 2 * TIMEOUT_LONG)
 }
 
 /*
- * ext4: a file that grows past 64 MiB (1/16 of a PUD) has its head moved
+ * ext4 and xfs: a file that grows past 64 MiB (1/16 of a PUD) has its head moved
  * to the start of a free, aligned GiB, and keeps growing there, so a 1 GiB
  * file grown by appends maps one PUD.  Two signals: getrusage (1 fault
  * for the GiB) and the page table dump; FIEMAP must show the GiB as one
@@ -201,21 +201,49 @@ FIXTURE(big) {
 };
 
 FIXTURE_VARIANT(big) {
+	const char *fs;		/* "ext4" or "xfs" */
 	size_t piece;		/* bytes per write() */
 };
 
 FIXTURE_VARIANT_ADD(big, ext4_appends_1m) {
-	.piece = SZ_1M,
+	.fs = "ext4", .piece = SZ_1M,
 };
 
 FIXTURE_VARIANT_ADD(big, ext4_appends_64k) {
-	.piece = 64 * 1024,
+	.fs = "ext4", .piece = 64 * 1024,
 };
+
+FIXTURE_VARIANT_ADD(big, xfs_appends_1m) {
+	.fs = "xfs", .piece = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(big, xfs_appends_64k) {
+	.fs = "xfs", .piece = 64 * 1024,
+};
+
+static const char *fs_dir(const char *fs)
+{
+	return !strcmp(fs, "ext4") ? env_or("HUGEDAX_EXT4", "/mnt/ext4") :
+				     env_or("HUGEDAX_XFS", "/mnt/xfs");
+}
+
+/* the free space, for a failure: ext4's free groups, or nothing */
+static void free_space_describe(const char *fs, const char *dir, char *buf,
+				size_t n)
+{
+	char dev[256];
+
+	snprintf(buf, n, "-");
+	if (!strcmp(fs, "ext4")) {
+		block_dev_name(dir, dev, sizeof(dev));
+		ext4_free_groups_describe(dev, buf, n);
+	}
+}
 
 FIXTURE_SETUP(big)
 {
 	snprintf(self->path, sizeof(self->path), "%s/big.%d",
-		 env_or("HUGEDAX_EXT4", "/mnt/ext4"), (int)getpid());
+		 fs_dir(variant->fs), (int)getpid());
 	self->seed = new_seed();
 }
 
@@ -238,8 +266,8 @@ static int commit_fs(const char *dir)
 
 TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 {
-	const char *dir = env_or("HUGEDAX_EXT4", "/mnt/ext4");
-	char dev[256], groups[256], extents[1024];
+	const char *dir = fs_dir(variant->fs);
+	char groups[256], extents[1024];
 	struct fault_count fc;
 	size_t bad = 0;
 	int fd;
@@ -249,19 +277,18 @@ TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 	 * Blocks that earlier tests freed count as free for the allocator
 	 * only once the transaction that freed them commits: commit it, or
 	 * the aligned GiBs they held are no target for the head.  Then log
-	 * the precondition, for a failure: entirely free groups.
+	 * the precondition, for a failure: ext4's entirely free groups.
 	 */
 	ASSERT_EQ(0, commit_fs(dir));
-	block_dev_name(dir, dev, sizeof(dev));
-	ext4_free_groups_describe(dev, groups, sizeof(groups));
-	TH_LOG("%s: entirely free groups before: %s", dev, groups);
+	free_space_describe(variant->fs, dir, groups, sizeof(groups));
+	TH_LOG("%s: entirely free groups before: %s", dir, groups);
 	ASSERT_EQ(0, append_file_pattern(self->path, SZ_1G, variant->piece,
 					 self->seed));
 	fd = open(self->path, O_RDONLY);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(1, fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G)) {
 		fiemap_describe(fd, extents, sizeof(extents));
-		ext4_free_groups_describe(dev, groups, sizeof(groups));
+		free_space_describe(variant->fs, dir, groups, sizeof(groups));
 		TH_LOG("extents %s; free groups after: %s", extents, groups);
 	}
 
@@ -287,6 +314,180 @@ TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 	expect_levels(_metadata, p, SZ_1G - SZ_2M, 0, SZ_1G - SZ_2M, 0);
 	munmap(p, SZ_1G - SZ_2M);
 	close(fd);
+}
+
+/*
+ * xfs keeps the rest of the aligned GiB it moved a growing head to for the
+ * file, as unwritten blocks beyond EOF, and gives back what the file did
+ * not use when it is closed, like speculative preallocation.  A file
+ * appended to 96 MiB in 1 MiB writes holds the GiB while it is open
+ * (st_blocks) and its size plus at most a 2 MiB chunk after close; the
+ * data reads back.  Control: a file appended only to 60 MiB (below the
+ * 64 MiB at which the head moves) never holds more than size plus 2 MiB.
+ */
+FIXTURE(xfs_reserve) {
+	char path[256];
+	uint64_t seed;
+};
+
+FIXTURE_SETUP(xfs_reserve)
+{
+	snprintf(self->path, sizeof(self->path), "%s/reserve.%d",
+		 env_or("HUGEDAX_XFS", "/mnt/xfs"), (int)getpid());
+	self->seed = new_seed();
+}
+
+FIXTURE_TEARDOWN(xfs_reserve)
+{
+	unlink(self->path);
+}
+
+/* grow @len in 1 MiB writes at EOF; st_blocks in bytes while still open */
+static int append_open_blocks(const char *path, size_t len, uint64_t seed,
+			      uint64_t *held)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct stat st;
+	size_t off;
+
+	if (fd < 0)
+		return -1;
+	for (off = 0; off < len; off += SZ_1M)
+		if (write_file_pattern(fd, off, SZ_1M, seed)) {
+			close(fd);
+			return -1;
+		}
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -1;
+	}
+	*held = (uint64_t)st.st_blocks * 512;
+	return close(fd);
+}
+
+static uint64_t closed_blocks(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (uint64_t)st.st_blocks * 512;
+}
+
+TEST_F_TIMEOUT(xfs_reserve, unused_gib_goes_back_at_close, 2 * TIMEOUT_LONG)
+{
+	int fd;
+	off_t where = 0;
+	uint64_t held, phys;
+	char ctl[300];
+
+	ASSERT_EQ(0, commit_fs(env_or("HUGEDAX_XFS", "/mnt/xfs")));
+	/* control first: below the move, nothing is kept */
+	snprintf(ctl, sizeof(ctl), "%s.ctl", self->path);
+	ASSERT_EQ(0, append_open_blocks(ctl, 60 * SZ_1M, self->seed, &held));
+	TH_LOG("60 MiB file: %llu MiB held open, %llu MiB closed",
+	       (unsigned long long)(held >> 20),
+	       (unsigned long long)(closed_blocks(ctl) >> 20));
+	EXPECT_GE(62 * SZ_1M, held);
+	unlink(ctl);
+
+	ASSERT_EQ(0, append_open_blocks(self->path, 96 * SZ_1M, self->seed,
+					&held));
+	TH_LOG("96 MiB file: %llu MiB held open, %llu MiB closed",
+	       (unsigned long long)(held >> 20),
+	       (unsigned long long)(closed_blocks(self->path) >> 20));
+	EXPECT_LE((uint64_t)SZ_1G, held);
+	EXPECT_GE(98 * SZ_1M, closed_blocks(self->path));
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, check_file_pattern(fd, 0, 96 * SZ_1M, 8, self->seed,
+					&where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+	ASSERT_EQ(0, fiemap_first_physical(fd, &phys));
+	EXPECT_EQ(0UL, phys & (SZ_1G - 1));
+	close(fd);
+}
+
+/*
+ * xfs, where the head cannot get an aligned GiB: each 2 MiB chunk of the
+ * head that is not placed for a PMD (the first one, allocated while the
+ * file was small) moves to an aligned 2 MiB of its own.  dax_align=pmd
+ * (the global knob) stands in for a geometry without free aligned GiBs.
+ * A file appended to 96 MiB in 64 KiB writes must have all 48 chunks
+ * aligned (FIEMAP) and take 48 faults, all PMDs (page-table dump), through
+ * a 2 MiB-aligned mapping; the data reads back.  Control: the same file
+ * with dax_align=off, where nothing is placed or moved, has fewer aligned
+ * chunks and takes more faults.  Access order: appends, then reads.
+ */
+FIXTURE(xfs_pmd_head) {
+	char path[256];
+	uint64_t seed;
+};
+
+FIXTURE_SETUP(xfs_pmd_head)
+{
+	snprintf(self->path, sizeof(self->path), "%s/pmd_head.%d",
+		 env_or("HUGEDAX_XFS", "/mnt/xfs"), (int)getpid());
+	self->seed = new_seed();
+}
+
+FIXTURE_TEARDOWN(xfs_pmd_head)
+{
+	unlink(self->path);
+	dax_align_knob("pud");
+}
+
+/* append 96 MiB in 64 KiB writes under @knob; aligned chunks and faults */
+static void append96_and_read(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(xfs_pmd_head) *self, const char *knob,
+			    long *aligned, long *faults, unsigned long *pmd)
+{
+	size_t len = 96 * SZ_1M, bad = 0;
+	struct ptdump_sizes sz;
+	struct fault_count fc;
+	char extents[1024];
+	int fd;
+	char *p;
+
+	unlink(self->path);
+	ASSERT_EQ(0, dax_align_knob(knob));
+	ASSERT_EQ(0, append_file_pattern(self->path, len, 64 * 1024,
+					 self->seed));
+	ASSERT_EQ(0, dax_align_knob("pud"));
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	*aligned = fiemap_aligned_chunks(fd, 0, len, SZ_2M);
+	fiemap_describe(fd, extents, sizeof(extents));
+	TH_LOG("dax_align=%s: %ld of 48 chunks aligned; extents %s", knob,
+	       *aligned, extents);
+	p = map_aligned(len, SZ_2M, PROT_READ, MAP_SHARED, fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, len, SZ_4K);
+	*faults = fault_end(&fc);
+	ASSERT_EQ(0, ptdump_levels((unsigned long)p, len, &sz));
+	*pmd = sz.pmd;
+	TH_LOG("dax_align=%s: %ld faults; pte %#lx pmd %#lx", knob, *faults,
+	       sz.pte, sz.pmd);
+	EXPECT_EQ(0, check_pattern(p, len, 8, self->seed, 0, &bad))
+		TH_LOG("wrong data at %#zx", bad);
+	munmap(p, len);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(xfs_pmd_head, every_chunk_maps_a_pmd, 2 * TIMEOUT_LONG)
+{
+	long aligned, faults;
+	unsigned long pmd;
+
+	ASSERT_EQ(0, commit_fs(env_or("HUGEDAX_XFS", "/mnt/xfs")));
+	/* control: nothing placed, nothing moved */
+	append96_and_read(_metadata, self, "off", &aligned, &faults, &pmd);
+	EXPECT_GT(48, aligned);
+	EXPECT_LT(48, faults);
+
+	append96_and_read(_metadata, self, "pmd", &aligned, &faults, &pmd);
+	EXPECT_EQ(48, aligned);
+	EXPECT_GE(48 + FAULT_SLACK, faults);
+	EXPECT_EQ((unsigned long)96 * SZ_1M, pmd);
 }
 
 /*
@@ -423,7 +624,8 @@ TEST_F_TIMEOUT(freed_gib, ext4_head_takes_a_just_freed_gib, 2 * TIMEOUT_LONG)
 }
 
 /*
- * The move of the head must keep what a mapping stores while it happens.
+ * The move of the head, on ext4 and xfs, must keep what a mapping stores
+ * while it happens.
  * A child stores round numbers into word 1 of every page of the file's
  * first 60 MiB through a shared mapping, over and over, and records in
  * shared memory the last round it stored in each page; meanwhile the
@@ -440,10 +642,22 @@ FIXTURE(head_move) {
 	uint64_t seed;
 };
 
+FIXTURE_VARIANT(head_move) {
+	const char *fs;		/* "ext4" or "xfs" */
+};
+
+FIXTURE_VARIANT_ADD(head_move, ext4) {
+	.fs = "ext4",
+};
+
+FIXTURE_VARIANT_ADD(head_move, xfs) {
+	.fs = "xfs",
+};
+
 FIXTURE_SETUP(head_move)
 {
 	snprintf(self->path, sizeof(self->path), "%s/head_move.%d",
-		 env_or("HUGEDAX_EXT4", "/mnt/ext4"), (int)getpid());
+		 fs_dir(variant->fs), (int)getpid());
 	self->seed = new_seed();
 }
 
@@ -457,7 +671,7 @@ static uint64_t round_word(uint64_t round, size_t page)
 	return round << 32 | page;
 }
 
-TEST_F_TIMEOUT(head_move, ext4_keeps_mapped_stores, 2 * TIMEOUT_LONG)
+TEST_F_TIMEOUT(head_move, keeps_mapped_stores, 2 * TIMEOUT_LONG)
 {
 	size_t pages = HEAD / SZ_4K, i, lost = 0, bad = 0;
 	volatile uint64_t *last;
@@ -468,7 +682,7 @@ TEST_F_TIMEOUT(head_move, ext4_keeps_mapped_stores, 2 * TIMEOUT_LONG)
 	pid_t pid;
 
 	/* what earlier tests freed becomes a target (see big above) */
-	ASSERT_EQ(0, commit_fs(env_or("HUGEDAX_EXT4", "/mnt/ext4")));
+	ASSERT_EQ(0, commit_fs(fs_dir(variant->fs)));
 	ASSERT_EQ(0, append_file_pattern(self->path, HEAD, SZ_1M,
 					 self->seed));
 	fd = open(self->path, O_RDWR);

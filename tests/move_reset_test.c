@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A reset while ext4 moves the head of a growing DAX file loses nothing
- * that was durable, and leaves a consistent file system.
+ * A reset while ext4 or xfs moves the head of a growing DAX file loses
+ * nothing that was durable, and leaves a consistent file system.
  *
  * Two boots per seed (scripts/run-move-reset.sh).  HUGEDAX_MOVE_RESET=write
  * on a fresh ext4: a neighbour file of 8 MiB and the file of 60 MiB are
  * written with a pattern of the seed and fsynced; then a child appends to
  * the file in 1 MiB writes up to 128 MiB, so that its write at 64 MiB
- * moves the head (ext4_ext_dax_move_head()), and the parent resets the
+ * moves the head (ext4_ext_dax_move_head(); HUGEDAX_MOVE_KIND=head-xfs:
+ * the same on xfs, xfs_reflink_dax_move_head()), and the parent resets the
  * guest (sysrq b) a delay derived from the seed after the child starts
  * that write: before, during or after the move.  The delay is a fraction,
  * from 0 to 3, of the time the same write took on a scratch file just
@@ -16,7 +17,7 @@
  * neighbour must hold their patterns (pread, and through a mapping), and
  * every 4 KiB page between 60 MiB and the file size the pattern or zeros.
  * Where the head ended up is reported (moved or not).  The job checks the
- * file system with e2fsck -fn afterwards.  Negative control: the data
+ * file system with e2fsck -fn and xfs_repair -n afterwards.  Negative control: the data
  * checks must fail against the pattern of another seed.
  *
  * HUGEDAX_MOVE_KIND=collapse, or collapse-xfs for xfs (the write boot; the
@@ -58,11 +59,14 @@ FIXTURE(move_reset) {
 	bool collapse, xfs;
 };
 
-/* the files of a kind: "head" and "collapse" on ext4, "collapse-xfs" */
+/*
+ * the files of a kind: "head" and "collapse" on ext4, "head-xfs" and
+ * "collapse-xfs" on xfs
+ */
 static void set_kind(FIXTURE_DATA(move_reset) *self, const char *kind)
 {
 	self->collapse = !strncmp(kind, "collapse", 8);
-	self->xfs = !strcmp(kind, "collapse-xfs");
+	self->xfs = !strcmp(kind, "collapse-xfs") || !strcmp(kind, "head-xfs");
 	snprintf(self->dir, sizeof(self->dir), "%s",
 		 self->xfs ? env_or("HUGEDAX_XFS", "/mnt/xfs") :
 			     env_or("HUGEDAX_EXT4", "/mnt/ext4"));
@@ -168,7 +172,8 @@ static void write_then_reset(struct __test_metadata *_metadata,
 
 	f = fopen(self->state, "w");
 	ASSERT_NE(NULL, f);
-	fprintf(f, "%llu head\n", (unsigned long long)self->seed);
+	fprintf(f, "%llu %s\n", (unsigned long long)self->seed,
+		self->xfs ? "head-xfs" : "head");
 	fclose(f);
 	TH_LOG("seed %llu: head at %#llx before; the write at 64 MiB took %.0f us on a scratch file; reset %u us into it",
 	       (unsigned long long)self->seed, (unsigned long long)phys,
@@ -211,17 +216,6 @@ static int collapse(FIXTURE_DATA(move_reset) *self, const char *path)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static int write_knob(const char *val)
-{
-	int fd = open("/sys/kernel/mm/transparent_hugepage/dax_align",
-		      O_WRONLY);
-	ssize_t n = fd < 0 ? -1 : write(fd, val, strlen(val));
-
-	if (fd >= 0)
-		close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 /*
  * A file of CSIZE with the pattern of @seed that maps at 4 KiB, fsynced:
  * on ext4 moved 4 KiB off its alignment, on xfs appended with
@@ -234,9 +228,9 @@ static void make_shifted(struct __test_metadata *_metadata,
 	int fd, ret;
 
 	if (self->xfs) {
-		ASSERT_EQ(0, write_knob("off"));
+		ASSERT_EQ(0, dax_align_knob("off"));
 		ret = append_file_pattern(path, CSIZE, SZ_1M, seed);
-		ASSERT_EQ(0, write_knob("pud"));
+		ASSERT_EQ(0, dax_align_knob("pud"));
 		ASSERT_EQ(0, ret);
 		fd = open(path, O_RDWR);
 		ASSERT_LE(0, fd);
