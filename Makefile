@@ -140,9 +140,10 @@ persist: kernel testbin
 pstore: kernel testbin
 	scripts/run-pstore.sh $(KERNEL) $(OUT)/pstore
 
-# reset the guest while ext4 moves the head of a growing DAX file (SEEDS="1
-# 2 ..."), or with KIND=collapse (collapse-xfs) while daxpages --collapse
-# moves an ext4 (xfs) file, check the data, e2fsck and xfs_repair next boot
+# reset the guest while ext4 (KIND=head-xfs: xfs) moves the head of a
+# growing DAX file (SEEDS="1 2 ..."), or with KIND=collapse (collapse-xfs)
+# while daxpages --collapse moves an ext4 (xfs) file, check the data,
+# e2fsck and xfs_repair next boot
 .PHONY: move-reset
 move-reset: kernel testbin
 	scripts/run-move-reset.sh $(KERNEL) $(OUT)/move-reset

@@ -464,29 +464,43 @@ TEST_F_TIMEOUT(xfs_reserve, kept_gib_serves_a_reopen_and_goes_back,
 }
 
 /*
- * xfs, where the head cannot get an aligned GiB: each 2 MiB chunk of the
- * head that is not placed for a PMD (the first one, allocated while the
- * file was small) moves to an aligned 2 MiB of its own.  dax_align=pmd
- * (the global knob) stands in for a geometry without free aligned GiBs.
+ * Where the head cannot get an aligned GiB, each 2 MiB chunk of it still
+ * ends up on an aligned 2 MiB: xfs moves each chunk that is not (the first
+ * one, allocated while the file was small) to an aligned 2 MiB of its own,
+ * ext4 moves the head to a free run that starts on a 2 MiB boundary.
+ * dax_align=pmd (the global knob) stands in for a geometry without free
+ * aligned GiBs (mkfs.ext4 -O ^flex_bg has none).
  * A file appended to 96 MiB in 64 KiB writes must have all 48 chunks
  * aligned (FIEMAP) and take 48 faults, all PMDs (page-table dump), through
  * a 2 MiB-aligned mapping; the data reads back.  Control: the same file
  * with dax_align=off, where nothing is placed or moved, has fewer aligned
  * chunks and takes more faults.  Access order: appends, then reads.
  */
-FIXTURE(xfs_pmd_head) {
+FIXTURE(pmd_head) {
 	char path[256];
 	uint64_t seed;
 };
 
-FIXTURE_SETUP(xfs_pmd_head)
+FIXTURE_VARIANT(pmd_head) {
+	const char *fs;		/* "ext4" or "xfs" */
+};
+
+FIXTURE_VARIANT_ADD(pmd_head, ext4) {
+	.fs = "ext4",
+};
+
+FIXTURE_VARIANT_ADD(pmd_head, xfs) {
+	.fs = "xfs",
+};
+
+FIXTURE_SETUP(pmd_head)
 {
 	snprintf(self->path, sizeof(self->path), "%s/pmd_head.%d",
-		 env_or("HUGEDAX_XFS", "/mnt/xfs"), (int)getpid());
+		 fs_dir(variant->fs), (int)getpid());
 	self->seed = new_seed();
 }
 
-FIXTURE_TEARDOWN(xfs_pmd_head)
+FIXTURE_TEARDOWN(pmd_head)
 {
 	unlink(self->path);
 	dax_align_knob("pud");
@@ -494,7 +508,7 @@ FIXTURE_TEARDOWN(xfs_pmd_head)
 
 /* append 96 MiB in 64 KiB writes under @knob; aligned chunks and faults */
 static void append96_and_read(struct __test_metadata *_metadata,
-			      FIXTURE_DATA(xfs_pmd_head) *self, const char *knob,
+			      FIXTURE_DATA(pmd_head) *self, const char *knob,
 			    long *aligned, long *faults, unsigned long *pmd)
 {
 	size_t len = 96 * SZ_1M, bad = 0;
@@ -530,12 +544,12 @@ static void append96_and_read(struct __test_metadata *_metadata,
 	close(fd);
 }
 
-TEST_F_TIMEOUT(xfs_pmd_head, every_chunk_maps_a_pmd, 2 * TIMEOUT_LONG)
+TEST_F_TIMEOUT(pmd_head, every_chunk_maps_a_pmd, 2 * TIMEOUT_LONG)
 {
 	long aligned, faults;
 	unsigned long pmd;
 
-	ASSERT_EQ(0, commit_fs(env_or("HUGEDAX_XFS", "/mnt/xfs")));
+	ASSERT_EQ(0, commit_fs(fs_dir(variant->fs)));
 	/* control: nothing placed, nothing moved */
 	append96_and_read(_metadata, self, "off", &aligned, &faults, &pmd);
 	EXPECT_GT(48, aligned);
