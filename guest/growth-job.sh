@@ -18,7 +18,7 @@ here=/mnt/repo/guest
 [ -f /mnt/out/growth.conf ] && . /mnt/out/growth.conf
 # GROWTH_LAYOUTS=matrix: every layout below
 all="ext4 ext4-noflexbg ext4-packed ext4-nojournal ext4-flexbg4 ext4-flexbg64
-ext4-inode4k ext4-largefile xfs xfs-su2m xfs-ag1 xfs-ag64 xfs-rmapbt
+ext4-inode4k ext4-largefile xfs xfs-su2m xfs-ag2 xfs-ag64 xfs-rmapbt
 xfs-noreflink"
 layouts=${GROWTH_LAYOUTS:-ext4 ext4-noflexbg ext4-packed xfs xfs-su2m}
 [ "$layouts" = matrix ] && layouts=$all
@@ -44,7 +44,7 @@ mkfs_layout() {
 	ext4-largefile) mkfs.ext4 -q -F -T largefile "$dev" ;;
 	xfs) mkfs.xfs -q -f "$dev" ;;
 	xfs-su2m) mkfs.xfs -q -f -d su=2m,sw=1 "$dev" ;;
-	xfs-ag1) mkfs.xfs -q -f -d agcount=1 "$dev" ;;
+	xfs-ag2) mkfs.xfs -q -f -d agcount=2 "$dev" ;;
 	xfs-ag64) mkfs.xfs -q -f -d agcount=64 "$dev" ;;
 	xfs-rmapbt) mkfs.xfs -q -f -m rmapbt=1 "$dev" ;;
 	xfs-noreflink) mkfs.xfs -q -f -m reflink=0 "$dev" ;;
