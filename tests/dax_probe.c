@@ -128,32 +128,36 @@ static int write_file(const char *path, const char *val)
 	return close(fd);
 }
 
+long knob_swap(const char *path, long val)
+{
+	char buf[32];
+	long old = -1;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &old) != 1)
+		old = -1;
+	fclose(f);
+	snprintf(buf, sizeof(buf), "%ld", val);
+	if (old < 0 || write_file(path, buf))
+		return -1;
+	return old;
+}
+
 /* ---- periodic writeback ---- */
 
 #define DIRTY_WRITEBACK "/proc/sys/vm/dirty_writeback_centisecs"
 
 long writeback_pause(void)
 {
-	long old = -1;
-	FILE *f;
-
-	f = fopen(DIRTY_WRITEBACK, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &old) != 1)
-		old = -1;
-	fclose(f);
-	if (old < 0 || write_file(DIRTY_WRITEBACK, "0"))
-		return -1;
-	return old;
+	return knob_swap(DIRTY_WRITEBACK, 0);
 }
 
 int writeback_resume(long centisecs)
 {
-	char val[32];
-
-	snprintf(val, sizeof(val), "%ld", centisecs);
-	return write_file(DIRTY_WRITEBACK, val);
+	return knob_swap(DIRTY_WRITEBACK, centisecs) < 0 ? -1 : 0;
 }
 
 /* ---- fs_dax tracepoints ---- */

@@ -39,6 +39,12 @@ long majflt_now(void);
 long calibrate_minflt(void);
 
 /*
+ * Set the number in the sysctl or sysfs file @path to @val; the old value,
+ * or -1 (also for a negative old value).
+ */
+long knob_swap(const char *path, long val);
+
+/*
  * The flusher's periodic writeback write-protects the mappings of dirty
  * DAX entries (a PUD's by unmapping it) at a time of its own choosing.
  * writeback_pause() stops it for tests that count refaults, returning the

@@ -33,6 +33,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include <linux/fs.h>
 #include <xfs/xfs.h>
 
 #include "dax_probe.h"
@@ -324,37 +325,49 @@ TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
  * file, as unwritten blocks beyond EOF, and gives back what the file did
  * not use like speculative preallocation: in the blockgc scan (run here at
  * once with XFS_IOC_FREE_EOFBLOCKS, as xfs_spaceman's prealloc command
- * does; the background worker runs the same scan), at truncate and at
- * fallocate, but not at close, so that a file reopened to append grows on
- * into it.  A file appended to 96 MiB in 1 MiB writes
- * holds the GiB (st_blocks) while open and after close; appended on after
- * a reopen to 1 GiB, it maps one PUD (1 fault, page-table dump) on one
+ * does; the background worker runs the same scan, but spares files open
+ * for writing), at truncate and at fallocate, but not at close, so that a
+ * file reopened to append grows on into it.  A file appended to 96 MiB in
+ * 1 MiB writes holds the GiB (st_blocks) after close; appended on after a
+ * reopen to 1 GiB, it maps one PUD (1 fault, page-table dump) on one
  * aligned GiB (FIEMAP).  A second such file gives the GiB back in the
- * scan, and a third at an fallocate() inside EOF.  The data
- * reads back.  Control: a file appended only to 60 MiB (below the 64 MiB
- * at which the head moves) never holds more than its size plus 2 MiB.
+ * scan, a third whose head started an aligned GiB already keeps a whole
+ * one too, and a fourth gives it back at an fallocate() inside EOF.  The
+ * data reads back.  Control: a file appended only to 60 MiB (below the
+ * 64 MiB at which the head moves) never holds more than its size plus
+ * 2 MiB.
  */
 FIXTURE(xfs_reserve) {
 	char path[256];
 	uint64_t seed;
+	long lifetime;		/* speculative_prealloc_lifetime to restore */
 };
+
+#define XFS_LIFETIME "/proc/sys/fs/xfs/speculative_prealloc_lifetime"
 
 FIXTURE_SETUP(xfs_reserve)
 {
 	snprintf(self->path, sizeof(self->path), "%s/reserve.%d",
 		 env_or("HUGEDAX_XFS", "/mnt/xfs"), (int)getpid());
 	self->seed = new_seed();
+	self->lifetime = -1;
 }
 
 FIXTURE_TEARDOWN(xfs_reserve)
 {
+	static const char *const ext[] = {
+		"scan", "falloc", "open", "closed", "placed",
+	};
 	char p[300];
+	size_t i;
 
 	unlink(self->path);
-	snprintf(p, sizeof(p), "%s.scan", self->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s.falloc", self->path);
-	unlink(p);
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		snprintf(p, sizeof(p), "%s.%s", self->path, ext[i]);
+		unlink(p);
+	}
+	if (self->lifetime >= 0)
+		knob_swap(XFS_LIFETIME, self->lifetime);
 }
 
 /* the blockgc scan of the whole file system, waiting for it; 0 or -1 */
@@ -389,6 +402,19 @@ static int grow_file(const char *path, size_t from, size_t to, uint64_t seed)
 	return close(fd);
 }
 
+/* for a failure: the extents of @path */
+static void log_extents(struct __test_metadata *_metadata, const char *path)
+{
+	char extents[1024] = "-";
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		fiemap_describe(fd, extents, sizeof(extents));
+		close(fd);
+	}
+	TH_LOG("%s: extents %s", path, extents);
+}
+
 static uint64_t held_bytes(const char *path)
 {
 	struct stat st;
@@ -402,7 +428,7 @@ TEST_F_TIMEOUT(xfs_reserve, kept_gib_serves_a_reopen_and_goes_back,
 	struct fault_count fc;
 	char other[300];
 	off_t where = 0;
-	uint64_t held;
+	uint64_t held, phys;
 	int fd;
 	char *p;
 
@@ -419,7 +445,8 @@ TEST_F_TIMEOUT(xfs_reserve, kept_gib_serves_a_reopen_and_goes_back,
 	held = held_bytes(self->path);
 	TH_LOG("96 MiB file, closed: %llu MiB held",
 	       (unsigned long long)(held >> 20));
-	EXPECT_LE((uint64_t)SZ_1G, held);
+	EXPECT_LE((uint64_t)SZ_1G, held)
+		log_extents(_metadata, self->path);
 
 	/* reopened, it grows on into the GiB */
 	ASSERT_EQ(0, grow_file(self->path, 96 * SZ_1M, SZ_1G, self->seed));
@@ -441,16 +468,41 @@ TEST_F_TIMEOUT(xfs_reserve, kept_gib_serves_a_reopen_and_goes_back,
 	/* the blockgc scan gives back what a 96 MiB file does not use */
 	snprintf(other, sizeof(other), "%s.scan", self->path);
 	ASSERT_EQ(0, grow_file(other, 0, 96 * SZ_1M, self->seed));
-	EXPECT_LE((uint64_t)SZ_1G, held_bytes(other));
+	EXPECT_LE((uint64_t)SZ_1G, held_bytes(other))
+		log_extents(_metadata, other);
 	ASSERT_EQ(0, eofblocks_scan(other));
 	TH_LOG("after the scan: %llu MiB held",
 	       (unsigned long long)(held_bytes(other) >> 20));
 	EXPECT_GE(98 * SZ_1M, held_bytes(other));
 
+	/*
+	 * A head that starts an aligned GiB already moves too, and keeps a
+	 * whole GiB: a file written in one 96 MiB write (which gets a GiB at
+	 * once), cut back to 32 MiB, the cut committed, grows again in 1 MiB
+	 * writes to 96 MiB.
+	 */
+	snprintf(other, sizeof(other), "%s.placed", self->path);
+	ASSERT_EQ(0, append_file_pattern(other, 96 * SZ_1M, 96 * SZ_1M,
+					 self->seed));
+	ASSERT_EQ(0, truncate(other, 32 * SZ_1M));
+	ASSERT_EQ(0, commit_fs(env_or("HUGEDAX_XFS", "/mnt/xfs")));
+	fd = open(other, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fiemap_first_physical(fd, &phys));
+	EXPECT_EQ(0, (long)(phys % SZ_1G))
+		log_extents(_metadata, other);
+	close(fd);
+	ASSERT_EQ(0, grow_file(other, 32 * SZ_1M, 96 * SZ_1M, self->seed));
+	TH_LOG("head started a GiB, 96 MiB, closed: %llu MiB held",
+	       (unsigned long long)(held_bytes(other) >> 20));
+	EXPECT_LE((uint64_t)SZ_1G, held_bytes(other))
+		log_extents(_metadata, other);
+
 	/* and so does an fallocate(), before it allocates */
 	snprintf(other, sizeof(other), "%s.falloc", self->path);
 	ASSERT_EQ(0, grow_file(other, 0, 96 * SZ_1M, self->seed));
-	EXPECT_LE((uint64_t)SZ_1G, held_bytes(other));
+	EXPECT_LE((uint64_t)SZ_1G, held_bytes(other))
+		log_extents(_metadata, other);
 	fd = open(other, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, fallocate(fd, 0, 0, SZ_1M));
@@ -461,6 +513,81 @@ TEST_F_TIMEOUT(xfs_reserve, kept_gib_serves_a_reopen_and_goes_back,
 					&where))
 		TH_LOG("wrong data at %#llx", (long long)where);
 	close(fd);
+}
+
+/* freeze and thaw @dir's file system: thaw requeues the blockgc workers */
+static int freeze_thaw(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = ioctl(fd, FIFREEZE, 0);
+	if (!ret)
+		ret = ioctl(fd, FITHAW, 0);
+	close(fd);
+	return ret;
+}
+
+/* wait up to @secs seconds for @path to hold at most @bytes; 0 or -1 */
+static int wait_held_at_most(const char *path, uint64_t bytes, int secs)
+{
+	while (held_bytes(path) > bytes) {
+		if (secs-- <= 0)
+			return -1;
+		sleep(1);
+	}
+	return 0;
+}
+
+/*
+ * The periodic blockgc scan gives back the run a closed file keeps, but
+ * not that of a file still open for writing: an appender that runs for
+ * longer than speculative_prealloc_lifetime keeps its GiB to grow into.
+ * With the lifetime at 1 s (the freeze and thaw requeue the workers that
+ * were waiting out the old one), one file grown to 96 MiB and closed must
+ * drop to its size within 60 s: the scan runs (the control).  Another,
+ * grown to 96 MiB first and held open for writing all the while, must
+ * still hold its GiB 3 s after that, and drop once it is closed.  Access
+ * order: appends only.
+ */
+TEST_F_TIMEOUT(xfs_reserve, periodic_scan_spares_an_open_appender,
+	       2 * TIMEOUT_LONG)
+{
+	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+	char open_path[300], closed_path[300];
+	off_t where = 0, off;
+	int fd;
+
+	snprintf(open_path, sizeof(open_path), "%s.open", self->path);
+	snprintf(closed_path, sizeof(closed_path), "%s.closed", self->path);
+	self->lifetime = knob_swap(XFS_LIFETIME, 1);
+	ASSERT_LE(0, self->lifetime);
+	ASSERT_EQ(0, freeze_thaw(dir));
+
+	fd = open(open_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	for (off = 0; off < (off_t)(96 * SZ_1M); off += SZ_1M)
+		ASSERT_EQ(0, write_file_pattern(fd, off, SZ_1M, self->seed));
+	EXPECT_LE((uint64_t)SZ_1G, held_bytes(open_path));
+	ASSERT_EQ(0, grow_file(closed_path, 0, 96 * SZ_1M, self->seed));
+	EXPECT_LE((uint64_t)SZ_1G, held_bytes(closed_path));
+
+	ASSERT_EQ(0, wait_held_at_most(closed_path, 98 * SZ_1M, 60))
+		TH_LOG("the scan left the closed file %llu MiB",
+		       (unsigned long long)(held_bytes(closed_path) >> 20));
+	sleep(3);
+	TH_LOG("closed file: %llu MiB held; open file: %llu MiB",
+	       (unsigned long long)(held_bytes(closed_path) >> 20),
+	       (unsigned long long)(held_bytes(open_path) >> 20));
+	EXPECT_LE((uint64_t)SZ_1G, held_bytes(open_path));
+	EXPECT_EQ(0, check_file_pattern(fd, 0, 96 * SZ_1M, 8, self->seed,
+					&where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+	close(fd);
+	EXPECT_EQ(0, wait_held_at_most(open_path, 98 * SZ_1M, 60))
+		TH_LOG("closed, the open file still holds %llu MiB",
+		       (unsigned long long)(held_bytes(open_path) >> 20));
 }
 
 /*
