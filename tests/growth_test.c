@@ -541,23 +541,24 @@ static int wait_held_at_most(const char *path, uint64_t bytes, int secs)
 }
 
 /*
- * The periodic blockgc scan gives back the run a closed file keeps, but
- * not that of a file still open for writing: an appender that runs for
- * longer than speculative_prealloc_lifetime keeps its GiB to grow into.
- * With the lifetime at 1 s (the freeze and thaw requeue the workers that
- * were waiting out the old one), one file grown to 96 MiB and closed must
- * drop to its size within 60 s: the scan runs (the control).  Another,
- * grown to 96 MiB first and held open for writing all the while, must
- * still hold its GiB 3 s after that, and drop once it is closed.  Access
- * order: appends only.
+ * The periodic blockgc scan gives back the run a closed file keeps, and
+ * that of a file open for writing once it has not been written to for
+ * speculative_prealloc_lifetime, but not that of an appender: one that
+ * runs for longer than the lifetime keeps its GiB to grow into.  With the
+ * lifetime at 1 s (the freeze and thaw requeue the workers that were
+ * waiting out the old one): a file grown to 96 MiB and held open for
+ * writing, then appended to 64 KiB every 250 ms, must still hold its GiB
+ * 3 s after another file, grown to 96 MiB and closed, has dropped to its
+ * size (the control: the scan runs); once its appends stop, it must drop
+ * too, while still open.  Access order: appends, then reads.
  */
-TEST_F_TIMEOUT(xfs_reserve, periodic_scan_spares_an_open_appender,
+TEST_F_TIMEOUT(xfs_reserve, periodic_scan_spares_an_appender,
 	       2 * TIMEOUT_LONG)
 {
 	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
 	char open_path[300], closed_path[300];
 	off_t where = 0, off;
-	int fd;
+	int fd, ticks;
 
 	snprintf(open_path, sizeof(open_path), "%s.open", self->path);
 	snprintf(closed_path, sizeof(closed_path), "%s.closed", self->path);
@@ -573,21 +574,37 @@ TEST_F_TIMEOUT(xfs_reserve, periodic_scan_spares_an_open_appender,
 	ASSERT_EQ(0, grow_file(closed_path, 0, 96 * SZ_1M, self->seed));
 	EXPECT_LE((uint64_t)SZ_1G, held_bytes(closed_path));
 
-	ASSERT_EQ(0, wait_held_at_most(closed_path, 98 * SZ_1M, 60))
+	/* append while waiting for the scan to take the closed file's GiB */
+	for (ticks = 0; ticks < 240; ticks++) {
+		ASSERT_EQ(0, write_file_pattern(fd, off, 64 * 1024,
+						self->seed));
+		off += 64 * 1024;
+		if (held_bytes(closed_path) <= 98 * SZ_1M)
+			break;
+		usleep(250 * 1000);
+	}
+	ASSERT_GT(240, ticks)
 		TH_LOG("the scan left the closed file %llu MiB",
 		       (unsigned long long)(held_bytes(closed_path) >> 20));
-	sleep(3);
-	TH_LOG("closed file: %llu MiB held; open file: %llu MiB",
+	for (ticks = 0; ticks < 12; ticks++) {
+		ASSERT_EQ(0, write_file_pattern(fd, off, 64 * 1024,
+						self->seed));
+		off += 64 * 1024;
+		usleep(250 * 1000);
+	}
+	TH_LOG("closed file: %llu MiB held; appender at %lld MiB: %llu MiB",
 	       (unsigned long long)(held_bytes(closed_path) >> 20),
+	       (long long)(off >> 20),
 	       (unsigned long long)(held_bytes(open_path) >> 20));
 	EXPECT_LE((uint64_t)SZ_1G, held_bytes(open_path));
-	EXPECT_EQ(0, check_file_pattern(fd, 0, 96 * SZ_1M, 8, self->seed,
-					&where))
+
+	/* appends stopped, still open: given back after the lifetime */
+	EXPECT_EQ(0, wait_held_at_most(open_path, off + SZ_2M, 60))
+		TH_LOG("idle, the open file still holds %llu MiB",
+		       (unsigned long long)(held_bytes(open_path) >> 20));
+	EXPECT_EQ(0, check_file_pattern(fd, 0, off, 8, self->seed, &where))
 		TH_LOG("wrong data at %#llx", (long long)where);
 	close(fd);
-	EXPECT_EQ(0, wait_held_at_most(open_path, 98 * SZ_1M, 60))
-		TH_LOG("closed, the open file still holds %llu MiB",
-		       (unsigned long long)(held_bytes(open_path) >> 20));
 }
 
 /*

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,135 @@ TEST(small_files_stay_small)
 		unlink(path);
 	}
 	rmdir(dir);
+}
+
+/* fallocate() @path in pieces of @piece bytes until ENOSPC; 0 or -1 */
+static int fill_up(const char *path, off_t piece)
+{
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+	struct stat st;
+	off_t off;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (off = st.st_size; !fallocate(fd, 0, off, piece); off += piece)
+		;
+	close(fd);
+	return errno == ENOSPC ? 0 : -1;
+}
+
+static uint64_t free_bytes(const char *dir)
+{
+	struct statvfs sv;
+
+	return statvfs(dir, &sv) ? 0 : (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+/*
+ * The implicit DAX extent size hint only places data.  In a file of 1 GiB
+ * or more, it rounds an allocation in a hole to the hole's aligned GiB;
+ * where less than that is free, a 4 KiB write into the hole and a store
+ * into it through a mapping must still succeed, allocating just their
+ * range, and read back, rather than fail with ENOSPC and SIGBUS on a
+ * filesystem that has the space they need.  The filler that takes the
+ * space is a DAX file too, fallocated in 64 MiB steps: each step must
+ * succeed while more than 320 MiB are free (the rounding to its hint's
+ * GiB once reserved up to 2 GiB a step).  Control: with the space
+ * really gone, the write fails with ENOSPC and the store gets SIGBUS.
+ * Access order: a 2 GiB sparse file, 4 KiB written at 0; a filler takes
+ * all but about 256 MiB; pwrite() 4 KiB at 1.5 GiB; a store of 4 KiB at
+ * 1.25 GiB through a 1 GiB-aligned shared mapping; reads; the filler
+ * takes the rest; pwrite() at 1.75 GiB and a store at 1.125 GiB.
+ */
+FIXTURE(nearly_full) {
+	char path[256];
+	char filler[256];
+};
+
+FIXTURE_SETUP(nearly_full)
+{
+	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+
+	snprintf(self->path, sizeof(self->path), "%s/full.%d", dir,
+		 (int)getpid());
+	snprintf(self->filler, sizeof(self->filler), "%s/full.%d.filler",
+		 dir, (int)getpid());
+}
+
+/* the filler must not stay behind to fill the filesystem for others */
+FIXTURE_TEARDOWN(nearly_full)
+{
+	unlink(self->filler);
+	unlink(self->path);
+	sync();
+}
+
+TEST_F_TIMEOUT(nearly_full, allocates_just_the_range, TIMEOUT_LONG)
+{
+	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+	const char *path = self->path, *filler = self->filler;
+	uint64_t seed = new_seed();
+	off_t where = 0, off, len;
+	char *buf, *p;
+	size_t i;
+	int fd, ffd, sig;
+
+	buf = malloc(SZ_4K);
+	ASSERT_NE(NULL, buf);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 2 * (off_t)SZ_1G));
+	ASSERT_EQ(0, write_file_pattern(fd, 0, SZ_4K, seed));
+
+	/* leave about 256 MiB: less than a GiB, much more than 4 KiB */
+	ffd = open(filler, O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, ffd);
+	for (off = 0; (i = free_bytes(dir)) > 320 * SZ_1M; off += len) {
+		len = 64 * SZ_1M;
+		ASSERT_EQ(0, fallocate(ffd, 0, off, len))
+			TH_LOG("filler at %lld MiB, %zu MiB free: %s",
+			       (long long)(off >> 20), i >> 20,
+			       strerror(errno));
+	}
+	close(ffd);
+	TH_LOG("free before the writes: %llu MiB",
+	       (unsigned long long)(free_bytes(dir) >> 20));
+	ASSERT_GT((uint64_t)SZ_1G, free_bytes(dir));
+
+	fill_pattern(buf, SZ_4K, seed, SZ_1G + (512 * SZ_1M));
+	EXPECT_EQ((ssize_t)SZ_4K, pwrite(fd, buf, SZ_4K, SZ_1G + (512 * SZ_1M)))
+		TH_LOG("pwrite into a hole: %s", strerror(errno));
+	p = map_aligned(2 * (size_t)SZ_1G, SZ_1G, PROT_READ | PROT_WRITE,
+			MAP_SHARED, fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	fill_pattern(p + SZ_1G + (256 * SZ_1M), SZ_4K, seed, SZ_1G + (256 * SZ_1M));
+	ASSERT_EQ(0, msync(p + SZ_1G + (256 * SZ_1M), SZ_4K, MS_SYNC));
+	TH_LOG("free after them: %llu MiB",
+	       (unsigned long long)(free_bytes(dir) >> 20));
+	EXPECT_EQ(0, check_file_pattern(fd, SZ_1G + (512 * SZ_1M), SZ_4K, 8, seed,
+					&where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+	EXPECT_EQ(0, check_file_pattern(fd, SZ_1G + (256 * SZ_1M), SZ_4K, 8, seed,
+					&where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+	EXPECT_EQ(0, check_file_pattern(fd, 0, SZ_4K, 8, seed, &where));
+
+	/* control: nothing left */
+	ASSERT_EQ(0, fill_up(filler, SZ_1M));
+	ASSERT_EQ(0, fill_up(filler, SZ_4K));
+	TH_LOG("free when full: %llu KiB",
+	       (unsigned long long)(free_bytes(dir) >> 10));
+	errno = 0;
+	EXPECT_EQ(-1, pwrite(fd, buf, SZ_4K, SZ_1G + (512 * SZ_1M) + (256 * SZ_1M)));
+	EXPECT_EQ(ENOSPC, errno);
+	sig = access_in_child(p + SZ_1G + (128 * SZ_1M), 1);
+	EXPECT_EQ(SIGBUS, sig);
+	munmap(p, 2 * (size_t)SZ_1G);
+	close(fd);
+	free(buf);
 }
 
 TEST_HARNESS_MAIN
