@@ -264,6 +264,66 @@ TEST(small_files_stay_small)
 	rmdir(dir);
 }
 
+/*
+ * A write whose rounded allocation the extents around move back: 4 KiB at
+ * block 1015 of a new file (too small for an implicit hint), then 4 KiB
+ * at block 1000 (the file is now over 2 MiB, so its 2 MiB hint rounds the
+ * write to blocks 512-1023, and the extent at 1015 moves that back to
+ * 503-1014).  Both writes must succeed and read back, and the filesystem
+ * must stay up: a new file can still be written.  The allocation must
+ * start at the chunk boundary, block 512 (FIEMAP): it once ended there
+ * instead, short of the write, and a second allocation had to cover the
+ * write, leaving a stray 9 blocks before the chunk.  What the allocation
+ * covers around the write must read as zeroes (blocks 512 and 1005).
+ * Access order: pwrite() twice, pread().
+ */
+/* 0 if the 4 KiB at @off read as zeroes, else -1 */
+static int block_is_zero(int fd, off_t off)
+{
+	static const char zero[SZ_4K];
+	char buf[SZ_4K];
+
+	if (pread(fd, buf, sizeof(buf), off) != (ssize_t)sizeof(buf))
+		return -1;
+	return memcmp(buf, zero, sizeof(buf)) ? -1 : 0;
+}
+
+TEST(write_behind_an_extent_covers_itself)
+{
+	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+	char path[256], other[256], extents[1024];
+	uint64_t seed = new_seed();
+	off_t where = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/behind.%d", dir, (int)getpid());
+	snprintf(other, sizeof(other), "%s/behind.%d.after", dir,
+		 (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, write_file_pattern(fd, 1015 * SZ_4K, SZ_4K, seed));
+	EXPECT_EQ(0, write_file_pattern(fd, 1000 * SZ_4K, SZ_4K, seed))
+		TH_LOG("the second write: %s", strerror(errno));
+	EXPECT_EQ(0, check_file_pattern(fd, 1000 * SZ_4K, SZ_4K, 8, seed,
+					&where));
+	EXPECT_EQ(0, check_file_pattern(fd, 1015 * SZ_4K, SZ_4K, 8, seed,
+					&where));
+	EXPECT_EQ(0, block_is_zero(fd, 512 * SZ_4K));
+	EXPECT_EQ(0, block_is_zero(fd, 1005 * SZ_4K));
+	EXPECT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, fiemap_describe(fd, extents, sizeof(extents)));
+	TH_LOG("extents %s", extents);
+	EXPECT_EQ(512 * SZ_4K, strtoull(extents, NULL, 0));
+	close(fd);
+	fd = open(other, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, write_file_pattern(fd, 0, SZ_4K, seed))
+		TH_LOG("the filesystem after: %s", strerror(errno));
+	close(fd);
+	unlink(other);
+	unlink(path);
+}
+
 /* fallocate() @path in pieces of @piece bytes until ENOSPC; 0 or -1 */
 static int fill_up(const char *path, off_t piece)
 {
