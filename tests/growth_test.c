@@ -325,11 +325,11 @@ TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
  * file, as unwritten blocks beyond EOF, and gives back what the file did
  * not use like speculative preallocation: in the blockgc scan (run here at
  * once with XFS_IOC_FREE_EOFBLOCKS, as xfs_spaceman's prealloc command
- * does; the background worker runs the same scan, but spares files open
- * for writing), at truncate and at fallocate, but not at close, so that a
- * file reopened to append grows on into it.  A file appended to 96 MiB in
- * 1 MiB writes holds the GiB (st_blocks) after close; appended on after a
- * reopen to 1 GiB, it maps one PUD (1 fault, page-table dump) on one
+ * does; the background worker runs the same scan, but spares a file
+ * being appended to), at truncate and at fallocate, but not at close, so
+ * that a file reopened to append grows on into it.  A file appended to
+ * 96 MiB in 1 MiB writes holds the GiB (st_blocks) after close; appended
+ * on after a reopen to 1 GiB, it maps one PUD (1 fault, page-table dump) on one
  * aligned GiB (FIEMAP).  A second such file gives the GiB back in the
  * scan, a third whose head started an aligned GiB already keeps a whole
  * one too, and a fourth gives it back at an fallocate() inside EOF.  The
