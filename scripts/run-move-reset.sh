@@ -1,6 +1,8 @@
 #!/bin/bash
 # Host side of `make move-reset`: for each seed, boot once to grow a DAX
 # file on ext4 past 64 MiB, which moves its head (KIND=head-xfs: on xfs;
+# head-xfs-noreflink: on xfs without reflink; head-nojournal: on ext4
+# made without a journal;
 # KIND=collapse: to run daxpages --collapse on an ext4 file that maps at
 # 4 KiB; collapse-xfs: on an xfs one), and reset the guest a
 # seed-chosen delay into that (guest/move-reset-write-job.sh), then
@@ -8,7 +10,9 @@
 # the file system (guest/move-reset-verify-job.sh); then judge both boots.
 # usage: run-move-reset.sh KERNEL OUTDIR
 # environment: SEEDS (default "1 2 3 4 5 6"); KIND (head, head-xfs,
-# collapse or collapse-xfs, default head); MOVE_RESET_JUDGE=0 leaves
+# head-xfs-noreflink, head-nojournal, collapse or collapse-xfs, default
+# head);
+# MOVE_RESET_JUDGE=0 leaves
 # the judging to the caller (scripts/run-tests.sh)
 set -euo pipefail
 kernel=$1 outdir=$2

@@ -50,9 +50,10 @@ if wanted move_reset_test; then
 	SEEDS="$((RANDOM + 1)) $((RANDOM + 1))" MOVE_RESET_JUDGE=0 \
 		"$here/scripts/run-move-reset.sh" "$kernel" "$outdir/move-reset"
 	logs+=("$outdir"/move-reset/*-verify/console.log)
-	# one seed while xfs moves a head, and while daxpages --collapse moves
-	# a file, a seed on ext4 and on xfs
-	for kind in head-xfs collapse collapse-xfs; do
+	# one seed while xfs moves a head, with and without reflink, one while
+	# ext4 without a journal does, and while daxpages --collapse moves a
+	# file, a seed on ext4 and on xfs
+	for kind in head-xfs head-xfs-noreflink head-nojournal collapse collapse-xfs; do
 		rm -rf "${outdir:?}/$kind-reset" && mkdir -p "$outdir/$kind-reset"
 		cp -r "$bin" "$outdir/$kind-reset/bin"
 		KIND=$kind SEEDS="$((RANDOM + 1))" MOVE_RESET_JUDGE=0 \

@@ -7,12 +7,15 @@
 #define HUGEDAX_DAX_CHECKS_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "dax_probe.h"
 
@@ -143,6 +146,103 @@ static inline void traced_touch(struct __test_metadata *_metadata,
 		touch_read(p, len, step);
 	fault_end(fc);
 	stop_tracing(_metadata);
+}
+
+/*
+ * The move of a growing file's head must keep what a mapping stores while
+ * it happens.  A child stores round numbers into word 1 of every page of
+ * the file's first 60 MiB (@path, written with the pattern of @seed here)
+ * through a shared mapping, over and over, and records in shared memory
+ * the last round it stored in each page; meanwhile this appends past
+ * 64 MiB, which moves the head.  Afterwards every page must read the
+ * child's last round (pread), every other word the pattern, and the head
+ * must sit on a GiB boundary (FIEMAP).  The control is the check itself:
+ * with a lost store, a page reads an older round.
+ */
+#define MOVE_HEAD	(60 * SZ_1M)
+#define MOVE_GROWN	(128 * SZ_1M)
+
+static inline uint64_t round_word(uint64_t round, size_t page)
+{
+	return round << 32 | page;
+}
+
+static inline void check_move_keeps_stores(struct __test_metadata *_metadata,
+						 const char *path, uint64_t seed)
+{
+	size_t pages = MOVE_HEAD / SZ_4K, i, lost = 0, bad = 0;
+	volatile uint64_t *last;
+	uint64_t phys, word;
+	off_t where = 0;
+	int fd, status;
+	char *p;
+	pid_t pid;
+
+	ASSERT_EQ(0, append_file_pattern(path, MOVE_HEAD, SZ_1M,
+					 seed));
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, MOVE_HEAD, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	/* last[0]: rounds finished; last[1]: stop; then one per page */
+	last = mmap(NULL, (pages + 2) * 8, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, last);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint64_t round;
+
+		for (round = 1; !last[1]; round++) {
+			for (i = 0; i < pages; i++) {
+				((volatile uint64_t *)(p + i * SZ_4K))[1] =
+					round_word(round, i);
+				last[2 + i] = round;
+			}
+			last[0] = round;
+		}
+		_exit(0);
+	}
+	while (last[0] < 1)
+		usleep(1000);
+	/* grow past 64 MiB while the child stores */
+	ASSERT_EQ(0, write_file_pattern(fd, MOVE_HEAD, MOVE_GROWN - MOVE_HEAD, seed));
+	word = last[0];
+	while (last[0] < word + 2)
+		usleep(1000);
+	last[1] = 1;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	TH_LOG("the child stored %lu rounds", (unsigned long)last[0]);
+	munmap(p, MOVE_HEAD);
+
+	for (i = 0; i < pages; i++) {
+		ASSERT_EQ(8, pread(fd, &word, 8, i * SZ_4K + 8));
+		if (word != round_word(last[2 + i], i) && !lost++)
+			TH_LOG("page %zu reads round %lu, the child stored %lu",
+			       i, (unsigned long)(word >> 32),
+			       (unsigned long)last[2 + i]);
+	}
+	EXPECT_EQ(0UL, lost);
+	/* the rest of each page, and the appended part, hold the pattern */
+	for (i = 0; i < pages; i++) {
+		char buf[SZ_4K];
+
+		ASSERT_EQ((ssize_t)SZ_4K, pread(fd, buf, SZ_4K, i * SZ_4K));
+		*(uint64_t *)(buf + 8) = pattern_word(seed, i * SZ_4K + 8);
+		if (check_pattern(buf, SZ_4K, 8, seed, i * SZ_4K, &bad))
+			break;
+	}
+	EXPECT_EQ(pages, i) TH_LOG("wrong data at %#zx", i * SZ_4K + bad);
+	EXPECT_EQ(0, check_file_pattern(fd, MOVE_HEAD, MOVE_GROWN - MOVE_HEAD, 8, seed,
+					&where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+	ASSERT_EQ(0, fiemap_first_physical(fd, &phys));
+	TH_LOG("the head is at device offset %#llx", (unsigned long long)phys);
+	EXPECT_EQ(0UL, phys & (SZ_1G - 1));
+	munmap((void *)last, (pages + 2) * 8);
+	close(fd);
 }
 
 #endif /* HUGEDAX_DAX_CHECKS_H */

@@ -8,7 +8,11 @@
  * written with a pattern of the seed and fsynced; then a child appends to
  * the file in 1 MiB writes up to 128 MiB, so that its write at 64 MiB
  * moves the head (ext4_ext_dax_move_head(); HUGEDAX_MOVE_KIND=head-xfs:
- * the same on xfs, xfs_reflink_dax_move_head()), and the parent resets the
+ * the same on xfs, xfs_reflink_dax_move(); head-xfs-noreflink: on xfs
+ * without reflink, xfs_dax_move(); head-nojournal: on ext4 made without a
+ * journal), and right after that write makes a new file of
+ * 60 MiB, which may get the blocks the head left (it must not be able to
+ * overwrite the head as the next boot finds it), and the parent resets the
  * guest (sysrq b) a delay derived from the seed after the child starts
  * that write: before, during or after the move.  The delay is a fraction,
  * from 0 to 3, of the time the same write took on a scratch file just
@@ -17,7 +21,9 @@
  * neighbour must hold their patterns (pread, and through a mapping), and
  * every 4 KiB page between 60 MiB and the file size the pattern or zeros.
  * Where the head ended up is reported (moved or not).  The job checks the
- * file system with e2fsck -fn and xfs_repair -n afterwards.  Negative control: the data
+ * file system with e2fsck -fn and xfs_repair -n afterwards; an ext4
+ * without a journal first gets the e2fsck -p a boot would run, which must
+ * find nothing it cannot fix by itself.  Negative control: the data
  * checks must fail against the pattern of another seed.
  *
  * HUGEDAX_MOVE_KIND=collapse, or collapse-xfs for xfs (the write boot; the
@@ -53,25 +59,30 @@
 #define CSIZE	SZ_1G		/* the file that is collapsed */
 
 FIXTURE(move_reset) {
-	char path[256], neigh[256], state[256], daxpages[300];
-	char dir[200];
+	char path[256], neigh[256], reuse[256], state[256], daxpages[300];
+	char dir[200], kind[32];
 	uint64_t seed;
 	bool collapse, xfs;
 };
 
 /*
- * the files of a kind: "head" and "collapse" on ext4, "head-xfs" and
- * "collapse-xfs" on xfs
+ * the files of a kind: "head" and "collapse" on ext4, "head-nojournal" on
+ * ext4 made without a journal (the write job's mkfs), "head-xfs" and
+ * "collapse-xfs" on xfs, "head-xfs-noreflink" on xfs made without reflink
  */
 static void set_kind(FIXTURE_DATA(move_reset) *self, const char *kind)
 {
+	snprintf(self->kind, sizeof(self->kind), "%s", kind);
 	self->collapse = !strncmp(kind, "collapse", 8);
-	self->xfs = !strcmp(kind, "collapse-xfs") || !strcmp(kind, "head-xfs");
+	self->xfs = !strcmp(kind, "collapse-xfs") ||
+		    !strncmp(kind, "head-xfs", 8);
 	snprintf(self->dir, sizeof(self->dir), "%s",
 		 self->xfs ? env_or("HUGEDAX_XFS", "/mnt/xfs") :
 			     env_or("HUGEDAX_EXT4", "/mnt/ext4"));
 	snprintf(self->path, sizeof(self->path), "%s/move-reset", self->dir);
 	snprintf(self->neigh, sizeof(self->neigh), "%s/move-reset.neighbour",
+		 self->dir);
+	snprintf(self->reuse, sizeof(self->reuse), "%s/move-reset.reuse",
 		 self->dir);
 }
 
@@ -103,9 +114,14 @@ static void fsync_path(struct __test_metadata *_metadata, const char *path)
 	close(fd);
 }
 
-/* append [HEAD, end) of the pattern in 1 MiB writes; -1 on error */
+/*
+ * append [HEAD, end) of the pattern in 1 MiB writes; -1 on error.  With
+ * @reuse, right after the write that moves the head, write a new file of
+ * HEAD bytes there with another pattern: it is likely to get the blocks
+ * the head left, as soon as the file system hands them out again.
+ */
 static int append_from_head(int fd, size_t end, uint64_t seed, int signal_fd,
-			    double *cross_us)
+			    double *cross_us, const char *reuse)
 {
 	static char buf[SZ_1M];
 	size_t off;
@@ -120,6 +136,9 @@ static int append_from_head(int fd, size_t end, uint64_t seed, int signal_fd,
 			return -1;
 		if (off == CROSS && cross_us)
 			*cross_us = now_us() - t0;
+		if (off == CROSS && reuse &&
+		    append_file_pattern(reuse, HEAD, SZ_1M, seed ^ 2))
+			return -1;
 	}
 	return 0;
 }
@@ -136,7 +155,7 @@ static double time_the_move(struct __test_metadata *_metadata, const char *path)
 		return 0;
 	fsync_path(_metadata, scratch);
 	fd = open(scratch, O_WRONLY | O_APPEND);
-	if (fd < 0 || append_from_head(fd, CROSS + SZ_1M, 7, -1, &us))
+	if (fd < 0 || append_from_head(fd, CROSS + SZ_1M, 7, -1, &us, NULL))
 		us = 0;
 	close(fd);
 	unlink(scratch);
@@ -172,8 +191,7 @@ static void write_then_reset(struct __test_metadata *_metadata,
 
 	f = fopen(self->state, "w");
 	ASSERT_NE(NULL, f);
-	fprintf(f, "%llu %s\n", (unsigned long long)self->seed,
-		self->xfs ? "head-xfs" : "head");
+	fprintf(f, "%llu %s\n", (unsigned long long)self->seed, self->kind);
 	fclose(f);
 	TH_LOG("seed %llu: head at %#llx before; the write at 64 MiB took %.0f us on a scratch file; reset %u us into it",
 	       (unsigned long long)self->seed, (unsigned long long)phys,
@@ -183,7 +201,8 @@ static void write_then_reset(struct __test_metadata *_metadata,
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (append_from_head(fd, GROWN, self->seed, pipefd[1], NULL))
+		if (append_from_head(fd, GROWN, self->seed, pipefd[1], NULL,
+				     self->reuse))
 			_exit(1);
 		fsync(fd);
 		pause();
@@ -277,8 +296,7 @@ static void collapse_then_reset(struct __test_metadata *_metadata,
 
 	f = fopen(self->state, "w");
 	ASSERT_NE(NULL, f);
-	fprintf(f, "%llu %s\n", (unsigned long long)self->seed,
-		self->xfs ? "collapse-xfs" : "collapse");
+	fprintf(f, "%llu %s\n", (unsigned long long)self->seed, self->kind);
 	fclose(f);
 	TH_LOG("seed %llu: collapsing 1 GiB took %.0f us on a scratch file; reset %u us into it",
 	       (unsigned long long)self->seed, us, delay);
@@ -371,7 +389,7 @@ static void durable_data_survives(struct __test_metadata *_metadata,
 				  FIXTURE_DATA(move_reset) *self)
 {
 	unsigned long long seed;
-	char kind[16] = "";
+	char kind[32] = "";
 	long zero = 0, bad;
 	off_t where = 0;
 	struct stat st;
@@ -383,7 +401,7 @@ static void durable_data_survives(struct __test_metadata *_metadata,
 
 	f = fopen(self->state, "r");
 	ASSERT_NE(NULL, f) TH_LOG("no %s: the write boot did not run", self->state);
-	ASSERT_EQ(2, fscanf(f, "%llu %15s", &seed, kind));
+	ASSERT_EQ(2, fscanf(f, "%llu %31s", &seed, kind));
 	fclose(f);
 	set_kind(self, kind);
 	if (self->collapse) {

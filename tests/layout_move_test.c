@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The head of a growing DAX file moves to an aligned GiB also on the
+ * layouts whose move has no journal or CoW staging to lean on: ext4
+ * without a journal (-O ^has_journal) and with data=writeback, xfs without
+ * reflink (-m reflink=0).
+ *
+ * Each variant makes its file system on a scratch namespace
+ * (HUGEDAX_SCRATCH_DEV, which guest/test-job.sh lends from xfs; without it
+ * the tests are skipped) and mounts it with -o dax on /mnt/layout.
+ *  - appended_gib_maps_a_pud: a file appended to 1 GiB in 64 KiB writes
+ *    sits on one aligned GiB (FIEMAP) and maps one PUD (1 fault, the
+ *    page-table dump); the data reads back.  Negative control: mapped
+ *    2 MiB off a GiB boundary, the same file takes 511 faults, all PMDs.
+ *  - keeps_mapped_stores: a child storing through a mapping of the first
+ *    60 MiB while the file grows past 64 MiB loses no store, and the head
+ *    ends on a GiB (check_move_keeps_stores()).
+ * Access order: appends (which allocate), then reads through the mapping.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "dax_probe.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#include "dax_checks.h"
+
+#define MNT	"/mnt/layout"
+
+FIXTURE(layout) {
+	char path[256];
+	uint64_t seed;
+	bool mounted;
+};
+
+FIXTURE_VARIANT(layout) {
+	const char *mkfs;	/* the command, the device appended */
+	const char *opts;	/* mount options */
+	const char *type;
+};
+
+FIXTURE_VARIANT_ADD(layout, ext4_nojournal) {
+	.mkfs = "mkfs.ext4 -q -F -O ^has_journal", .opts = "dax",
+	.type = "ext4",
+};
+
+FIXTURE_VARIANT_ADD(layout, ext4_writeback) {
+	.mkfs = "mkfs.ext4 -q -F", .opts = "dax,data=writeback",
+	.type = "ext4",
+};
+
+FIXTURE_VARIANT_ADD(layout, xfs_noreflink) {
+	.mkfs = "mkfs.xfs -q -f -m reflink=0", .opts = "dax", .type = "xfs",
+};
+
+FIXTURE_SETUP(layout)
+{
+	const char *dev = getenv("HUGEDAX_SCRATCH_DEV");
+	char cmd[512];
+
+	self->mounted = false;
+	if (!dev || !*dev)
+		SKIP(return, "no HUGEDAX_SCRATCH_DEV");
+	snprintf(cmd, sizeof(cmd), "%s %s", variant->mkfs, dev);
+	ASSERT_EQ(0, system(cmd)) TH_LOG("%s failed", cmd);
+	mkdir(MNT, 0755);
+	ASSERT_EQ(0, mount(dev, MNT, variant->type, 0, variant->opts))
+		TH_LOG("mount %s: %s", dev, strerror(errno));
+	self->mounted = true;
+	snprintf(self->path, sizeof(self->path), MNT "/grow.%d", (int)getpid());
+	self->seed = new_seed();
+}
+
+FIXTURE_TEARDOWN(layout)
+{
+	if (self->mounted) {
+		unlink(self->path);
+		umount(MNT);
+	}
+}
+
+TEST_F_TIMEOUT(layout, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
+{
+	char extents[1024];
+	struct fault_count fc;
+	size_t bad = 0;
+	int fd;
+	char *p;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, append_file_pattern(self->path, SZ_1G, 64 * 1024,
+					 self->seed));
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G)) {
+		fiemap_describe(fd, extents, sizeof(extents));
+		TH_LOG("extents %s", extents);
+	}
+
+	p = map_aligned(SZ_1G, SZ_1G, PROT_READ, MAP_SHARED, fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, SZ_1G, SZ_4K);
+	fault_end(&fc);
+	expect_faults(_metadata, "appended GiB, 1 GiB aligned", &fc, 1);
+	expect_levels(_metadata, p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0, check_pattern(p, SZ_1G, 8, self->seed, 0, &bad))
+		TH_LOG("wrong data at %#zx", bad);
+	munmap(p, SZ_1G);
+
+	/* negative control: 2 MiB off a GiB boundary, PMDs only */
+	p = map_aligned(SZ_1G - SZ_2M, SZ_1G, PROT_READ, MAP_SHARED, fd,
+			SZ_2M, SZ_2M);
+	ASSERT_NE(MAP_FAILED, p);
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, SZ_1G - SZ_2M, SZ_4K);
+	fault_end(&fc);
+	expect_faults(_metadata, "appended GiB, 2 MiB off", &fc, 511);
+	expect_levels(_metadata, p, SZ_1G - SZ_2M, 0, SZ_1G - SZ_2M, 0);
+	munmap(p, SZ_1G - SZ_2M);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(layout, keeps_mapped_stores, 2 * TIMEOUT_LONG)
+{
+	RETURN_IF_SKIPPED();
+	check_move_keeps_stores(_metadata, self->path, self->seed);
+}
+
+TEST_HARNESS_MAIN
