@@ -5,11 +5,15 @@
 # half the files deleted) and its free space; then new DAX files of several
 # sizes and fills made with tests/dax_alloc_probe (one after the other,
 # then four appended at once), and the page sizes they got. Rows:
-# "age-row: FS <dax_alloc_probe row>".
+# "age-row: FS <dax_alloc_probe row>", each after "age-free: FS N", the
+# aligned GiBs wholly free before it. The aging runs 4 writer
+# processes at once.
 here=/mnt/repo/guest
 bin=/mnt/out/bin
 seed=${AGE_SEED:-1}
 fill=${AGE_FILL:-70}
+# processes that age the file system at once (tests/dax_age WRITERS)
+writers=4
 set -e
 EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh "$here/setup-pmem.sh" mkfs
 set +e
@@ -18,13 +22,46 @@ echo "age: kernel $(uname -r) seed $seed fill $fill%"
 # ceiling make 1 GiB files pointless there
 big="pwrite1g 1024 fault 1024 append1m 1024 append64k 1024"
 common="pwrite2m 256 fault 256 pwrite64k 64 pwrite2m 64"
+# "age-free: FS N": how many aligned GiBs are wholly free right now (after
+# a sync): on ext4 runs of 8 entirely free block groups starting at a
+# multiple of 8 (128 MiB groups), on xfs 1 GiB-aligned stretches of its
+# free extents (the namespace's data starts 1 GiB aligned); ext2 has no
+# such runs (its groups hold metadata every 128 MiB): 0
+free_gibs() {
+	sync
+	case $1 in
+	ext4)
+		dumpe2fs "$3" 2>/dev/null | awk '
+			/^Group [0-9]+:/ { g = $2 + 0; n = g > n ? g : n }
+			/ free blocks,/ { if ($1 + 0 == 32768) free[g] = 1 }
+			END { c = 0
+			      for (i = 0; i + 8 <= n + 1; i += 8) {
+				ok = 1
+				for (j = i; j < i + 8; j++) if (!free[j]) ok = 0
+				c += ok }
+			      print c }'
+		;;
+	xfs)
+		agblocks=$(xfs_info "$2" | sed -n 's/.*agsize=\([0-9]*\) blks.*/\1/p')
+		gib=$((1073741824 / $(stat -f -c %S "$2")))
+		xfs_spaceman -c "freesp -d" "$2" | awk -v ag="$agblocks" -v gib="$gib" '
+			NF == 3 && $1 ~ /^[0-9]+$/ {
+				s = $1 * ag + $2; e = s + $3
+				a = int((s + gib - 1) / gib) * gib
+				while (a + gib <= e) { c++; a += gib } }
+			END { print c + 0 }'
+		;;
+	*) echo 0 ;;
+	esac | sed "s/^/age-free: $1 /"
+}
 for fs in ext4 xfs ext2; do
 	dir=/mnt/$fs
 	dev=$(findmnt -n -o SOURCE "$dir")
 	# on the fresh file system: the space 1,000 files of 4 KiB take
 	"$bin/dax_alloc_probe" --small 1000 "$dir/small" | sed "s/^/age: $fs /"
 	rm -rf "$dir/small"
-	"$bin/dax_age" "$dir/age" "$seed" "$fill" | sed "s/^age: /age: $fs /"
+	"$bin/dax_age" "$dir/age" "$seed" "$fill" "$writers" |
+		sed "s/^age: /age: $fs /"
 	case $fs in
 	xfs)
 		xfs_spaceman -c "freesp -s" "$dir" | sed "s/^/age: $fs freesp: /"
@@ -40,6 +77,7 @@ for fs in ext4 xfs ext2; do
 	# shellcheck disable=SC2086 # a list of words
 	set -- $specs
 	while [ $# -ge 2 ]; do
+		free_gibs "$fs" "$dir" "$dev"
 		row=$("$bin/dax_alloc_probe" "$1" "$2" "$dir/probe.$i") ||
 			echo "age: $fs probe $1 $2 failed"
 		[ -n "$row" ] && echo "age-row: $fs $row"
@@ -49,6 +87,7 @@ for fs in ext4 xfs ext2; do
 	# four files appended at once, 256 KiB writes, 1 GiB each (ext2: 64 MiB)
 	mib=1024
 	[ "$fs" = ext2 ] && mib=64
+	free_gibs "$fs" "$dir" "$dev"
 	"$bin/dax_alloc_probe" --concurrent 4 256k "$mib" "$dir/concurrent" |
 		sed "s/^/age-row: $fs /"
 	rm -rf "$dir/concurrent"

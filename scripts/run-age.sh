@@ -19,7 +19,8 @@ trouble=0
 	echo "Made by \`make age\` ($(date -u +%Y-%m-%d)). Each file system: default mkfs on the"
 	echo "guest's namespace (ext4, xfs 16 GiB; ext2 4 GiB), aged by \`tests/dax_age\` (16"
 	echo "files grown round-robin by 64 KiB pwrites to sizes log-uniform in 4 KiB..32 MiB,"
-	echo "until 70% is used; then about half the files, chosen by seed 1, deleted), then"
+	echo "by 4 processes at once, until 70% is used; then about half the"
+	echo "files, chosen by seed 1, deleted), then"
 	echo "new files made one after the other by \`tests/dax_alloc_probe\`, then four"
 	echo "appended at once in 256 KiB writes (rows concurrent4-256k, one per file), each"
 	echo "mapped at an address aligned to 1 GiB (files of 1 GiB) or 2 MiB, and written"
@@ -60,6 +61,37 @@ trouble=0
 				fs = order[i]
 				printf "| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %d |\n", fs, k, mib[fs],
 					100 * g[fs] / mib[fs], 100 * m[fs] / mib[fs], 100 * s[fs] / mib[fs], faults[fs]
+			}
+		}'
+	done | sort -s -t'|' -k2,2
+	echo
+	echo "Whole GiBs of the new files of 1 GiB and more, and those that had a"
+	echo "free aligned GiB to go to (age-free before each file; the four"
+	echo "concurrent files share one count): how many map by PUD."
+	echo
+	echo "| fs | kernel | whole GiBs | with a free aligned GiB | mapped by PUD | PUD share of those |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	for kernel in stock patched; do
+		grep -h -e '^age-free: ' -e '^age-row: ' "$outdir/$kernel/console.txt" |
+		awk -F'\t' -v k="$kernel" '
+		/^age-free: / { split($0, a, " "); free[a[2]] = a[3]; next }
+		{
+			split($1, f, " "); fs = f[2]
+			if ($2 < 1024) next
+			if (!(fs in whole)) order[++nfs] = fs
+			n = int($2 / 1024); e = free[fs] < n ? free[fs] : n
+			free[fs] -= e
+			p = 0
+			if ($8 ~ /^[0-9]+x1G/) { split($8, m, "x"); p = m[1] + 0 }
+			whole[fs] += n; elig[fs] += e; pud[fs] += p
+			got[fs] += p < e ? p : e
+		}
+		END {
+			for (i = 1; i <= nfs; i++) {
+				fs = order[i]
+				printf "| %s | %s | %d | %d | %d | %s |\n", fs, k, whole[fs],
+					elig[fs], pud[fs],
+					elig[fs] ? sprintf("%.0f%%", 100 * got[fs] / elig[fs]) : "-"
 			}
 		}'
 	done | sort -s -t'|' -k2,2
