@@ -22,8 +22,8 @@
  * every 4 KiB page between 60 MiB and the file size the pattern or zeros.
  * Where the head ended up is reported (moved or not).  The job checks the
  * file system with e2fsck -fn and xfs_repair -n afterwards; an ext4
- * without a journal first gets the e2fsck -p a boot would run, which must
- * find nothing it cannot fix by itself.  Negative control: the data
+ * without a journal is first repaired with e2fsck -fy, which must find no
+ * block claimed twice.  Negative control: the data
  * checks must fail against the pattern of another seed.
  *
  * HUGEDAX_MOVE_KIND=collapse, or collapse-xfs for xfs (the write boot; the
