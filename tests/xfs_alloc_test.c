@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -451,6 +454,143 @@ TEST_F_TIMEOUT(nearly_full, allocates_just_the_range, TIMEOUT_LONG)
 	munmap(p, 2 * (size_t)SZ_1G);
 	close(fd);
 	free(buf);
+}
+
+/*
+ * Where no aligned GiB is free, a 1 GiB file still gets a PMD for every
+ * 2 MiB: the allocation falls back from GiB to 2 MiB alignment, not to
+ * none.  A filler file takes all the space; then, in every GiB of the
+ * device that the filler covers from 4 KiB past its start to 768 MiB, that
+ * range is punched out.  The free space is then runs of 768 MiB - 4 KiB,
+ * none on a 2 MiB boundary and none holding an aligned GiB.  Access
+ * order: a sparse 1 GiB file (ftruncate), mapped at a 1 GiB-aligned
+ * address, written one word per 4 KiB (write faults), then read back.
+ * Signals: faults (512), the page table dump (all PMDs), no PMD fallback,
+ * FIEMAP (all 2 MiB chunks aligned).  Negative control: FIEMAP shows no
+ * chunk of the file on a GiB boundary, and no PUD is mapped (the set-up
+ * left no aligned GiB).  Without the fallback to 2 MiB, the file was
+ * placed at the start of a run and mapped 4 KiB pages only.
+ */
+#define HOLE_START	SZ_4K
+#define HOLE_END	(768 * SZ_1M)
+
+/* punch [GiB + 4 KiB, GiB + 768 MiB) of the device out of @fd's blocks */
+static int punch_unaligned_runs(int fd)
+{
+	enum { NR_EXTENTS = 512 };
+	struct fiemap *fm;
+	unsigned int i, n;
+	int punched = 0;
+
+	fm = calloc(1, sizeof(*fm) + NR_EXTENTS * sizeof(struct fiemap_extent));
+	if (!fm)
+		return -1;
+	fm->fm_length = FIEMAP_MAX_OFFSET;
+	fm->fm_extent_count = NR_EXTENTS;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+		free(fm);
+		return -1;
+	}
+	n = fm->fm_mapped_extents;
+	/* extents are in file order; punching does not change them */
+	for (i = 0; i < n; i++) {
+		struct fiemap_extent *fe = &fm->fm_extents[i];
+		uint64_t end = fe->fe_physical + fe->fe_length;
+		uint64_t gib = fe->fe_physical & ~(uint64_t)(SZ_1G - 1);
+
+		for (; gib + HOLE_END <= end; gib += SZ_1G) {
+			off_t at = fe->fe_logical + gib + HOLE_START -
+				   fe->fe_physical;
+
+			if (gib + HOLE_START < fe->fe_physical)
+				continue;
+			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE |
+				      FALLOC_FL_KEEP_SIZE, at,
+				      HOLE_END - HOLE_START))
+				break;
+			punched++;
+		}
+	}
+	free(fm);
+	return punched;
+}
+
+FIXTURE(no_free_gib) {
+	char path[256];
+	char filler[256];
+	int fd;
+	char *p;
+};
+
+FIXTURE_SETUP(no_free_gib)
+{
+	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+
+	self->fd = -1;
+	self->p = MAP_FAILED;
+	snprintf(self->path, sizeof(self->path), "%s/nogib.%d", dir,
+		 (int)getpid());
+	snprintf(self->filler, sizeof(self->filler), "%s/nogib.%d.filler",
+		 dir, (int)getpid());
+	if (geteuid())
+		SKIP(return, "needs root");
+}
+
+FIXTURE_TEARDOWN(no_free_gib)
+{
+	if (self->p != MAP_FAILED)
+		munmap(self->p, SZ_1G);
+	if (self->fd >= 0)
+		close(self->fd);
+	unlink(self->filler);
+	unlink(self->path);
+	sync();
+}
+
+TEST_F_TIMEOUT(no_free_gib, pmd_for_every_2m, TIMEOUT_LONG)
+{
+	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+	long pmd_fb, on_gib, on_2m;
+	char desc[512];
+	int ffd, punched;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, fill_up(self->filler, 64 * SZ_1M));
+	ASSERT_EQ(0, fill_up(self->filler, SZ_2M));
+	ffd = open(self->filler, O_RDWR);
+	ASSERT_LE(0, ffd);
+	punched = punch_unaligned_runs(ffd);
+	close(ffd);
+	/* the log commits the frees, so that they are not busy */
+	sync();
+	TH_LOG("%d runs of 768 MiB - 4 KiB punched, %llu MiB free", punched,
+	       (unsigned long long)(free_bytes(dir) >> 20));
+	ASSERT_LE(4, punched);
+
+	self->fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true,
+		     seed, 0);
+	pmd_fb = trace_count_reason("dax_pmd_fault_done", "FALLBACK", NULL);
+	on_gib = fiemap_aligned_chunks(self->fd, 0, SZ_1G, SZ_1G);
+	on_2m = fiemap_aligned_chunks(self->fd, 0, SZ_1G, SZ_2M);
+	fiemap_describe(self->fd, desc, sizeof(desc));
+	TH_LOG("extents: %s", desc);
+	TH_LOG("%ld PMD fallbacks, %ld GiB and %ld of 512 2 MiB chunks aligned",
+	       pmd_fb, on_gib, on_2m);
+	/* control: there was no aligned GiB to take */
+	EXPECT_EQ(0, on_gib);
+	expect_faults(_metadata, "write faults over 1 GiB", &fc, 512);
+	expect_levels(_metadata, self->p, SZ_1G, 0, SZ_1G, 0);
+	EXPECT_EQ(0, pmd_fb);
+	EXPECT_EQ(512, on_2m);
+	EXPECT_EQ(0, check_pattern(self->p, SZ_1G, SZ_4K, seed, 0, NULL));
 }
 
 TEST_HARNESS_MAIN
