@@ -1310,3 +1310,59 @@ int dax_align_knob(const char *val)
 		close(fd);
 	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
+
+int fallocate_until_full(const char *path, off_t piece)
+{
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+	struct stat st;
+	off_t off;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (off = st.st_size; !fallocate(fd, 0, off, piece); off += piece)
+		;
+	close(fd);
+	return errno == ENOSPC ? 0 : -1;
+}
+
+int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end)
+{
+	enum { NR_EXTENTS = 1024 };
+	struct fiemap *fm;
+	unsigned int i;
+	int punched = 0;
+
+	fm = calloc(1, sizeof(*fm) + NR_EXTENTS * sizeof(struct fiemap_extent));
+	if (!fm)
+		return -1;
+	fm->fm_length = FIEMAP_MAX_OFFSET;
+	fm->fm_extent_count = NR_EXTENTS;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+		free(fm);
+		return -1;
+	}
+	/* the list was read first: punching does not change it */
+	for (i = 0; i < fm->fm_mapped_extents; i++) {
+		struct fiemap_extent *fe = &fm->fm_extents[i];
+		uint64_t stop = fe->fe_physical + fe->fe_length;
+		uint64_t base = fe->fe_physical & ~(period - 1);
+
+		for (; base + end <= stop; base += period) {
+			if (base + start < fe->fe_physical)
+				continue;
+			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE |
+				      FALLOC_FL_KEEP_SIZE,
+				      fe->fe_logical + base + start -
+				      fe->fe_physical, end - start)) {
+				free(fm);
+				return -1;
+			}
+			punched++;
+		}
+	}
+	free(fm);
+	return punched;
+}

@@ -281,6 +281,19 @@ int fiemap_describe(int fd, char *buf, size_t n);
  */
 int ext4_free_groups_describe(const char *dev, char *buf, size_t n);
 
+/*
+ * fallocate() @piece bytes at a time past the end of @path (created if
+ * need be) until ENOSPC: 0 once full, -1 on another error.
+ */
+int fallocate_until_full(const char *path, off_t piece);
+
+/*
+ * Free space in a pattern: in every @period bytes of the device (a power
+ * of two) that one extent of @fd covers from @start to @end, punch that
+ * range out of @fd.  The number of ranges punched, or -1.
+ */
+int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end);
+
 /* Physical (device) byte address of file offset 0, from FIEMAP.  0 or -1. */
 int fiemap_first_physical(int fd, uint64_t *phys);
 

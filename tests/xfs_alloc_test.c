@@ -21,9 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -328,23 +325,6 @@ TEST(write_behind_an_extent_covers_itself)
 }
 
 /* fallocate() @path in pieces of @piece bytes until ENOSPC; 0 or -1 */
-static int fill_up(const char *path, off_t piece)
-{
-	int fd = open(path, O_RDWR | O_CREAT, 0644);
-	struct stat st;
-	off_t off;
-
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	for (off = st.st_size; !fallocate(fd, 0, off, piece); off += piece)
-		;
-	close(fd);
-	return errno == ENOSPC ? 0 : -1;
-}
-
 static uint64_t free_bytes(const char *dir)
 {
 	struct statvfs sv;
@@ -442,8 +422,8 @@ TEST_F_TIMEOUT(nearly_full, allocates_just_the_range, TIMEOUT_LONG)
 	EXPECT_EQ(0, check_file_pattern(fd, 0, SZ_4K, 8, seed, &where));
 
 	/* control: nothing left */
-	ASSERT_EQ(0, fill_up(filler, SZ_1M));
-	ASSERT_EQ(0, fill_up(filler, SZ_4K));
+	ASSERT_EQ(0, fallocate_until_full(filler, SZ_1M));
+	ASSERT_EQ(0, fallocate_until_full(filler, SZ_4K));
 	TH_LOG("free when full: %llu KiB",
 	       (unsigned long long)(free_bytes(dir) >> 10));
 	errno = 0;
@@ -473,47 +453,6 @@ TEST_F_TIMEOUT(nearly_full, allocates_just_the_range, TIMEOUT_LONG)
  */
 #define HOLE_START	SZ_4K
 #define HOLE_END	(768 * SZ_1M)
-
-/* punch [GiB + 4 KiB, GiB + 768 MiB) of the device out of @fd's blocks */
-static int punch_unaligned_runs(int fd)
-{
-	enum { NR_EXTENTS = 512 };
-	struct fiemap *fm;
-	unsigned int i, n;
-	int punched = 0;
-
-	fm = calloc(1, sizeof(*fm) + NR_EXTENTS * sizeof(struct fiemap_extent));
-	if (!fm)
-		return -1;
-	fm->fm_length = FIEMAP_MAX_OFFSET;
-	fm->fm_extent_count = NR_EXTENTS;
-	if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
-		free(fm);
-		return -1;
-	}
-	n = fm->fm_mapped_extents;
-	/* extents are in file order; punching does not change them */
-	for (i = 0; i < n; i++) {
-		struct fiemap_extent *fe = &fm->fm_extents[i];
-		uint64_t end = fe->fe_physical + fe->fe_length;
-		uint64_t gib = fe->fe_physical & ~(uint64_t)(SZ_1G - 1);
-
-		for (; gib + HOLE_END <= end; gib += SZ_1G) {
-			off_t at = fe->fe_logical + gib + HOLE_START -
-				   fe->fe_physical;
-
-			if (gib + HOLE_START < fe->fe_physical)
-				continue;
-			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE |
-				      FALLOC_FL_KEEP_SIZE, at,
-				      HOLE_END - HOLE_START))
-				break;
-			punched++;
-		}
-	}
-	free(fm);
-	return punched;
-}
 
 FIXTURE(no_free_gib) {
 	char path[256];
@@ -557,11 +496,11 @@ TEST_F_TIMEOUT(no_free_gib, pmd_for_every_2m, TIMEOUT_LONG)
 	int ffd, punched;
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, fill_up(self->filler, 64 * SZ_1M));
-	ASSERT_EQ(0, fill_up(self->filler, SZ_2M));
+	ASSERT_EQ(0, fallocate_until_full(self->filler, 64 * SZ_1M));
+	ASSERT_EQ(0, fallocate_until_full(self->filler, SZ_2M));
 	ffd = open(self->filler, O_RDWR);
 	ASSERT_LE(0, ffd);
-	punched = punch_unaligned_runs(ffd);
+	punched = punch_device_runs(ffd, SZ_1G, HOLE_START, HOLE_END);
 	close(ffd);
 	/* the log commits the frees, so that they are not busy */
 	sync();
