@@ -91,6 +91,52 @@ static inline void expect_levels(struct __test_metadata *_metadata, const void *
 }
 
 /*
+ * Map [off, off + len) of @fd read-only at an address @misalign bytes past
+ * a multiple of @align, read one word per 4 KiB, and expect @faults faults
+ * and the bytes mapped by PTEs, PMDs and PUDs given; if @seed, the data
+ * must be its pattern, read through the mapping.
+ */
+static inline void expect_read_mapping(struct __test_metadata *_metadata,
+				       const char *what, int fd, off_t off,
+				       size_t len, size_t align,
+				       size_t misalign, long faults,
+				       unsigned long pte, unsigned long pmd,
+				       unsigned long pud, const uint64_t *seed)
+{
+	struct fault_count fc;
+	size_t bad = 0;
+	char *p;
+
+	p = map_aligned(len, align, PROT_READ, MAP_SHARED, fd, off, misalign);
+	ASSERT_NE(MAP_FAILED, p);
+	fault_begin(&fc, calibrate_minflt());
+	touch_read(p, len, SZ_4K);
+	fault_end(&fc);
+	expect_faults(_metadata, what, &fc, faults);
+	expect_levels(_metadata, p, len, pte, pmd, pud);
+	if (seed)
+		EXPECT_EQ(0, check_pattern(p, len, 8, *seed, off, &bad))
+			TH_LOG("%s: wrong data at %#zx", what, bad);
+	munmap(p, len);
+}
+
+/*
+ * The first GiB of @fd, appended with the pattern of @seed, maps one PUD
+ * at a 1 GiB-aligned address (1 fault, the page-table dump) and reads
+ * back.  Negative control: mapped 2 MiB off a GiB boundary, the same
+ * blocks take 511 faults, all PMDs.
+ */
+static inline void check_gib_maps_a_pud(struct __test_metadata *_metadata,
+					int fd, uint64_t seed)
+{
+	expect_read_mapping(_metadata, "appended GiB, 1 GiB aligned", fd, 0,
+			    SZ_1G, SZ_1G, 0, 1, 0, 0, SZ_1G, &seed);
+	expect_read_mapping(_metadata, "appended GiB, 2 MiB off", fd, SZ_2M,
+			    SZ_1G - SZ_2M, SZ_1G, SZ_2M, 511, 0,
+			    SZ_1G - SZ_2M, 0, NULL);
+}
+
+/*
  * Read [p, p + 1 GiB) again, one word per 4 KiB: how many faults did that
  * take?  0 if a PUD (or whatever mapped it) is still there.
  */

@@ -272,10 +272,7 @@ TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 {
 	const char *dir = fs_dir(variant->fs);
 	char groups[256], extents[1024];
-	struct fault_count fc;
-	size_t bad = 0;
 	int fd;
-	char *p;
 
 	/*
 	 * Blocks that earlier tests freed count as free for the allocator
@@ -296,27 +293,7 @@ TEST_F_TIMEOUT(big, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 		TH_LOG("extents %s; free groups after: %s", extents, groups);
 	}
 
-	p = map_aligned(SZ_1G, SZ_1G, PROT_READ, MAP_SHARED, fd, 0, 0);
-	ASSERT_NE(MAP_FAILED, p);
-	fault_begin(&fc, calibrate_minflt());
-	touch_read(p, SZ_1G, SZ_4K);
-	fault_end(&fc);
-	expect_faults(_metadata, "appended GiB, 1 GiB aligned", &fc, 1);
-	expect_levels(_metadata, p, SZ_1G, 0, 0, SZ_1G);
-	EXPECT_EQ(0, check_pattern(p, SZ_1G, 8, self->seed, 0, &bad))
-		TH_LOG("wrong data at %#zx", bad);
-	munmap(p, SZ_1G);
-
-	/* negative control: 2 MiB off a GiB boundary, PMDs only */
-	p = map_aligned(SZ_1G - SZ_2M, SZ_1G, PROT_READ, MAP_SHARED, fd,
-			SZ_2M, SZ_2M);
-	ASSERT_NE(MAP_FAILED, p);
-	fault_begin(&fc, calibrate_minflt());
-	touch_read(p, SZ_1G - SZ_2M, SZ_4K);
-	fault_end(&fc);
-	expect_faults(_metadata, "appended GiB, 2 MiB off", &fc, 511);
-	expect_levels(_metadata, p, SZ_1G - SZ_2M, 0, SZ_1G - SZ_2M, 0);
-	munmap(p, SZ_1G - SZ_2M);
+	check_gib_maps_a_pud(_metadata, fd, self->seed);
 	close(fd);
 }
 

@@ -102,10 +102,7 @@ FIXTURE_TEARDOWN(layout)
 TEST_F_TIMEOUT(layout, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 {
 	char extents[1024];
-	struct fault_count fc;
-	size_t bad = 0;
 	int fd;
-	char *p;
 
 	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, append_file_pattern(self->path, SZ_1G, 64 * 1024,
@@ -117,27 +114,7 @@ TEST_F_TIMEOUT(layout, appended_gib_maps_a_pud, 2 * TIMEOUT_LONG)
 		TH_LOG("extents %s", extents);
 	}
 
-	p = map_aligned(SZ_1G, SZ_1G, PROT_READ, MAP_SHARED, fd, 0, 0);
-	ASSERT_NE(MAP_FAILED, p);
-	fault_begin(&fc, calibrate_minflt());
-	touch_read(p, SZ_1G, SZ_4K);
-	fault_end(&fc);
-	expect_faults(_metadata, "appended GiB, 1 GiB aligned", &fc, 1);
-	expect_levels(_metadata, p, SZ_1G, 0, 0, SZ_1G);
-	EXPECT_EQ(0, check_pattern(p, SZ_1G, 8, self->seed, 0, &bad))
-		TH_LOG("wrong data at %#zx", bad);
-	munmap(p, SZ_1G);
-
-	/* negative control: 2 MiB off a GiB boundary, PMDs only */
-	p = map_aligned(SZ_1G - SZ_2M, SZ_1G, PROT_READ, MAP_SHARED, fd,
-			SZ_2M, SZ_2M);
-	ASSERT_NE(MAP_FAILED, p);
-	fault_begin(&fc, calibrate_minflt());
-	touch_read(p, SZ_1G - SZ_2M, SZ_4K);
-	fault_end(&fc);
-	expect_faults(_metadata, "appended GiB, 2 MiB off", &fc, 511);
-	expect_levels(_metadata, p, SZ_1G - SZ_2M, 0, SZ_1G - SZ_2M, 0);
-	munmap(p, SZ_1G - SZ_2M);
+	check_gib_maps_a_pud(_metadata, fd, self->seed);
 	close(fd);
 }
 
@@ -210,10 +187,7 @@ TEST_F_TIMEOUT(fragmented, appended_file_maps_pmds, 2 * TIMEOUT_LONG)
 {
 	const size_t len = 256 * SZ_1M, ctl = 8 * SZ_1M;
 	char extents[1024];
-	struct fault_count fc;
-	size_t bad = 0;
 	int fd, punched;
-	char *p;
 
 	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, fallocate_until_full(self->filler, 64 * SZ_1M));
@@ -234,27 +208,12 @@ TEST_F_TIMEOUT(fragmented, appended_file_maps_pmds, 2 * TIMEOUT_LONG)
 	TH_LOG("extents %s", extents);
 	EXPECT_EQ((long)(len / SZ_2M), fiemap_aligned_chunks(fd, 0, len, SZ_2M));
 
-	p = map_aligned(len, SZ_2M, PROT_READ, MAP_SHARED, fd, 0, 0);
-	ASSERT_NE(MAP_FAILED, p);
-	fault_begin(&fc, calibrate_minflt());
-	touch_read(p, len, SZ_4K);
-	fault_end(&fc);
-	expect_faults(_metadata, "appended 256 MiB, 2 MiB aligned", &fc,
-		      len / SZ_2M);
-	expect_levels(_metadata, p, len, 0, len, 0);
-	EXPECT_EQ(0, check_pattern(p, len, 8, self->seed, 0, &bad))
-		TH_LOG("wrong data at %#zx", bad);
-	munmap(p, len);
-
+	expect_read_mapping(_metadata, "appended 256 MiB, 2 MiB aligned", fd,
+			    0, len, SZ_2M, 0, len / SZ_2M, 0, len, 0,
+			    &self->seed);
 	/* negative control: file offset 4 KiB at a 2 MiB-aligned address */
-	p = map_aligned(ctl, SZ_2M, PROT_READ, MAP_SHARED, fd, SZ_4K, 0);
-	ASSERT_NE(MAP_FAILED, p);
-	fault_begin(&fc, calibrate_minflt());
-	touch_read(p, ctl, SZ_4K);
-	fault_end(&fc);
-	expect_faults(_metadata, "4 KiB off", &fc, ctl / SZ_4K);
-	expect_levels(_metadata, p, ctl, ctl, 0, 0);
-	munmap(p, ctl);
+	expect_read_mapping(_metadata, "4 KiB off", fd, SZ_4K, ctl, SZ_2M, 0,
+			    ctl / SZ_4K, ctl, 0, 0, NULL);
 	close(fd);
 }
 
