@@ -1328,7 +1328,8 @@ int fallocate_until_full(const char *path, off_t piece)
 	return errno == ENOSPC ? 0 : -1;
 }
 
-int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end)
+int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end,
+		      int max)
 {
 	enum { NR_EXTENTS = 1024 };
 	struct fiemap *fm;
@@ -1350,7 +1351,8 @@ int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end)
 		uint64_t stop = fe->fe_physical + fe->fe_length;
 		uint64_t base = fe->fe_physical & ~(period - 1);
 
-		for (; base + end <= stop; base += period) {
+		for (; base + end <= stop && (!max || punched < max);
+		     base += period) {
 			if (base + start < fe->fe_physical)
 				continue;
 			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE |

@@ -290,9 +290,11 @@ int fallocate_until_full(const char *path, off_t piece);
 /*
  * Free space in a pattern: in every @period bytes of the device (a power
  * of two) that one extent of @fd covers from @start to @end, punch that
- * range out of @fd.  The number of ranges punched, or -1.
+ * range out of @fd; at most @max ranges if @max.  The number of ranges
+ * punched, or -1.
  */
-int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end);
+int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end,
+		      int max);
 
 /* Physical (device) byte address of file offset 0, from FIEMAP.  0 or -1. */
 int fiemap_first_physical(int fd, uint64_t *phys);

@@ -194,7 +194,7 @@ TEST_F_TIMEOUT(fragmented, appended_file_maps_pmds, 2 * TIMEOUT_LONG)
 	ASSERT_EQ(0, fallocate_until_full(self->filler, SZ_2M));
 	fd = open(self->filler, O_RDWR);
 	ASSERT_LE(0, fd);
-	punched = punch_device_runs(fd, 64 * SZ_1M, SZ_4K, 48 * SZ_1M);
+	punched = punch_device_runs(fd, 64 * SZ_1M, SZ_4K, 48 * SZ_1M, 0);
 	close(fd);
 	sync();
 	TH_LOG("%d runs of 48 MiB - 4 KiB punched", punched);

@@ -437,45 +437,60 @@ TEST_F_TIMEOUT(nearly_full, allocates_just_the_range, TIMEOUT_LONG)
 }
 
 /*
- * Where no aligned GiB is free, a 1 GiB file still gets a PMD for every
- * 2 MiB: the allocation falls back from GiB to 2 MiB alignment, not to
- * none.  A filler file takes all the space; then, in every GiB of the
- * device that the filler covers from 4 KiB past its start to 768 MiB, that
- * range is punched out.  The free space is then runs of 768 MiB - 4 KiB,
- * none on a 2 MiB boundary and none holding an aligned GiB.  Access
- * order: a sparse 1 GiB file (ftruncate), mapped at a 1 GiB-aligned
+ * Aged free space.  A filler file takes all the space; then, in every GiB
+ * of the device that the filler covers from 4 KiB past its start to
+ * 768 MiB, that range is punched out: runs of 768 MiB - 4 KiB, none on a
+ * 2 MiB boundary and none holding an aligned GiB.  Variants:
+ *  - no_gib: just that.  A 1 GiB file still gets a PMD for every 2 MiB:
+ *    the allocation falls back from GiB to 2 MiB alignment, not to none
+ *    (which placed it at the start of a run, 4 KiB pages only).  Control:
+ *    FIEMAP shows no chunk of the file on a GiB boundary, no PUD mapped.
+ *  - one_exact_gib: first, one whole aligned GiB the filler covers is
+ *    punched, a free extent of exactly 1 GiB (the longest anywhere).  The
+ *    file must get it and map one PUD: xfs's usual check wants 1 GiB plus
+ *    the alignment less a block in one free extent (alignfit).  Control:
+ *    no_gib, the same file without that GiB, maps no PUD.
+ * Access order: a sparse 1 GiB file (ftruncate), mapped at a 1 GiB-aligned
  * address, written one word per 4 KiB (write faults), then read back.
- * Signals: faults (512), the page table dump (all PMDs), no PMD fallback,
- * FIEMAP (all 2 MiB chunks aligned).  Negative control: FIEMAP shows no
- * chunk of the file on a GiB boundary, and no PUD is mapped (the set-up
- * left no aligned GiB).  Without the fallback to 2 MiB, the file was
- * placed at the start of a run and mapped 4 KiB pages only.
+ * Signals: faults, the page table dump, PMD fallbacks (none), FIEMAP.
  */
 #define HOLE_START	SZ_4K
 #define HOLE_END	(768 * SZ_1M)
 
-FIXTURE(no_free_gib) {
+FIXTURE(aged_xfs) {
 	char path[256];
 	char filler[256];
 	int fd;
 	char *p;
 };
 
-FIXTURE_SETUP(no_free_gib)
+FIXTURE_VARIANT(aged_xfs) {
+	bool exact_gib;
+};
+
+FIXTURE_VARIANT_ADD(aged_xfs, no_gib) {
+	.exact_gib = false,
+};
+
+FIXTURE_VARIANT_ADD(aged_xfs, one_exact_gib) {
+	.exact_gib = true,
+};
+
+FIXTURE_SETUP(aged_xfs)
 {
 	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
 
 	self->fd = -1;
 	self->p = MAP_FAILED;
-	snprintf(self->path, sizeof(self->path), "%s/nogib.%d", dir,
+	snprintf(self->path, sizeof(self->path), "%s/aged.%d", dir,
 		 (int)getpid());
-	snprintf(self->filler, sizeof(self->filler), "%s/nogib.%d.filler",
+	snprintf(self->filler, sizeof(self->filler), "%s/aged.%d.filler",
 		 dir, (int)getpid());
 	if (geteuid())
 		SKIP(return, "needs root");
 }
 
-FIXTURE_TEARDOWN(no_free_gib)
+FIXTURE_TEARDOWN(aged_xfs)
 {
 	if (self->p != MAP_FAILED)
 		munmap(self->p, SZ_1G);
@@ -486,26 +501,30 @@ FIXTURE_TEARDOWN(no_free_gib)
 	sync();
 }
 
-TEST_F_TIMEOUT(no_free_gib, pmd_for_every_2m, TIMEOUT_LONG)
+TEST_F_TIMEOUT(aged_xfs, fault_fill_1g, TIMEOUT_LONG)
 {
 	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+	bool pud = variant->exact_gib;
 	uint64_t seed = new_seed();
 	struct fault_count fc;
 	long pmd_fb, on_gib, on_2m;
+	int ffd, punched, exact = 0;
 	char desc[512];
-	int ffd, punched;
 
 	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, fallocate_until_full(self->filler, 64 * SZ_1M));
 	ASSERT_EQ(0, fallocate_until_full(self->filler, SZ_2M));
 	ffd = open(self->filler, O_RDWR);
 	ASSERT_LE(0, ffd);
-	punched = punch_device_runs(ffd, SZ_1G, HOLE_START, HOLE_END);
+	if (pud)
+		exact = punch_device_runs(ffd, SZ_1G, 0, SZ_1G, 1);
+	punched = punch_device_runs(ffd, SZ_1G, HOLE_START, HOLE_END, 0);
 	close(ffd);
 	/* the log commits the frees, so that they are not busy */
 	sync();
-	TH_LOG("%d runs of 768 MiB - 4 KiB punched, %llu MiB free", punched,
-	       (unsigned long long)(free_bytes(dir) >> 20));
+	TH_LOG("%d whole GiBs and %d runs of 768 MiB - 4 KiB punched, %llu MiB free",
+	       exact, punched, (unsigned long long)(free_bytes(dir) >> 20));
+	ASSERT_EQ(pud ? 1 : 0, exact);
 	ASSERT_LE(4, punched);
 
 	self->fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -523,12 +542,12 @@ TEST_F_TIMEOUT(no_free_gib, pmd_for_every_2m, TIMEOUT_LONG)
 	TH_LOG("extents: %s", desc);
 	TH_LOG("%ld PMD fallbacks, %ld GiB and %ld of 512 2 MiB chunks aligned",
 	       pmd_fb, on_gib, on_2m);
-	/* control: there was no aligned GiB to take */
-	EXPECT_EQ(0, on_gib);
-	expect_faults(_metadata, "write faults over 1 GiB", &fc, 512);
-	expect_levels(_metadata, self->p, SZ_1G, 0, SZ_1G, 0);
-	EXPECT_EQ(0, pmd_fb);
+	EXPECT_EQ(pud ? 1 : 0, on_gib);
 	EXPECT_EQ(512, on_2m);
+	expect_faults(_metadata, "write faults over 1 GiB", &fc, pud ? 1 : 512);
+	expect_levels(_metadata, self->p, SZ_1G, 0, pud ? 0 : SZ_1G,
+		      pud ? SZ_1G : 0);
+	EXPECT_EQ(0, pmd_fb);
 	EXPECT_EQ(0, check_pattern(self->p, SZ_1G, SZ_4K, seed, 0, NULL));
 }
 
