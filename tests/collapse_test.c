@@ -290,12 +290,12 @@ TEST_F_TIMEOUT(collapse, file_at_4k_collapses_to_puds_under_a_writer,
 {
 	const size_t len = 2 * SZ_1G;
 	struct writer_state *ws;
-	uint64_t during;
+	uint64_t during, wait;
 	double secs, copy_secs;
 	struct dax_kb kb;
 	long faults;
 	char *a, *b;
-	int fd, cfd, rc, status;
+	int fd, cfd, rc, status, i;
 	pid_t pid;
 
 	make_shifted(_metadata, variant, self, len);
@@ -336,8 +336,16 @@ TEST_F_TIMEOUT(collapse, file_at_4k_collapses_to_puds_under_a_writer,
 	TH_LOG("the writer stored %llu words during the collapse",
 	       (unsigned long long)during);
 	EXPECT_LT(0ULL, during);
-	/* the writer goes on after the collapse for a while */
-	usleep(300000);
+	/*
+	 * The writer goes on after the collapse, until it has stored one
+	 * round of its slots through the mapping (every other round is
+	 * pwrite(), which maps nothing): a fixed sleep was a round of
+	 * pwrite()s on a busy host, and one GiB then had no small entry.
+	 */
+	for (wait = ws->stores + 2 * SLOTS, i = 0;
+	     ws->stores < wait && i < 60000; i++)
+		usleep(1000);
+	ASSERT_LE(wait, ws->stores);
 	/*
 	 * Negative control: while the writer maps the file, its small
 	 * entries stay, and another mapping gets no PUD.
