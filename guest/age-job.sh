@@ -6,8 +6,9 @@
 # sizes and fills made with tests/dax_alloc_probe (one after the other,
 # then four appended at once), and the page sizes they got. Rows:
 # "age-row: FS <dax_alloc_probe row>", each after "age-free: FS N", the
-# aligned GiBs wholly free before it. The aging runs 4 writer
-# processes at once.
+# aligned GiBs wholly free before it; the concurrent rows also after
+# "age-free2m: FS N", the aligned 2 MiB runs free before them. The aging
+# runs 4 writer processes at once.
 here=/mnt/repo/guest
 bin=/mnt/out/bin
 seed=${AGE_SEED:-1}
@@ -54,6 +55,26 @@ free_gibs() {
 	*) echo 0 ;;
 	esac | sed "s/^/age-free: $1 /"
 }
+# "age-free2m: FS N": how many 2 MiB-aligned, 2 MiB runs of blocks are
+# free right now (ext4, ext2: the free ranges dumpe2fs lists; xfs: its free
+# extents), the most chunks that can still map a PMD
+free_pmds() {
+	sync
+	case $1 in
+	xfs)
+		agblocks=$(xfs_info "$2" | sed -n 's/.*agsize=\([0-9]*\) blks.*/\1/p')
+		xfs_spaceman -c "freesp -d" "$2" | awk -v ag="$agblocks" '
+			NF == 3 && $1 ~ /^[0-9]+$/ { print $1 * ag + $2, $1 * ag + $2 + $3 - 1 }'
+		;;
+	*)
+		dumpe2fs "$3" 2>/dev/null | sed -n 's/^ *Free blocks: //p' |
+			tr ',' '\n' | awk 'NF { n = split($1, r, "-"); print r[1], r[n] }'
+		;;
+	esac | awk -v pmd=$((2097152 / $(stat -f -c %S "$2"))) '
+		{ a = int(($1 + pmd - 1) / pmd) * pmd
+		  while (a + pmd - 1 <= $2) { c++; a += pmd } }
+		END { print c + 0 }' | sed "s/^/age-free2m: $1 /"
+}
 for fs in ext4 xfs ext2; do
 	dir=/mnt/$fs
 	dev=$(findmnt -n -o SOURCE "$dir")
@@ -88,6 +109,7 @@ for fs in ext4 xfs ext2; do
 	mib=1024
 	[ "$fs" = ext2 ] && mib=64
 	free_gibs "$fs" "$dir" "$dev"
+	free_pmds "$fs" "$dir" "$dev"
 	"$bin/dax_alloc_probe" --concurrent 4 256k "$mib" "$dir/concurrent" |
 		sed "s/^/age-row: $fs /"
 	rm -rf "$dir/concurrent"

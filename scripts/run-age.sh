@@ -96,6 +96,37 @@ trouble=0
 		}'
 	done | sort -s -t'|' -k2,2
 	echo
+	echo "The four concurrent appenders: the 2 MiB chunks they need, the aligned,"
+	echo "free 2 MiB runs there were before them (age-free2m), and the chunks"
+	echo "they mapped by a PMD or within a PUD."
+	echo
+	echo "| fs | kernel | chunks needed | aligned 2 MiB free | mapped huge |"
+	echo "| --- | --- | --- | --- | --- |"
+	for kernel in stock patched; do
+		grep -h -e '^age-free2m: ' -e '^age-row: [a-z0-9]* concurrent' \
+			"$outdir/$kernel/console.txt" |
+		awk -F'\t' -v k="$kernel" '
+		/^age-free2m: / { split($0, a, " "); free[a[2]] = a[3]; next }
+		{
+			split($1, f, " "); fs = f[2]
+			if (!(fs in need)) order[++nfs] = fs
+			need[fs] += $2 / 2
+			split($8, part, "+")
+			for (i in part) {
+				split(part[i], m, "x")
+				if (m[2] == "1G") huge[fs] += m[1] * 512
+				if (m[2] == "2M") huge[fs] += m[1]
+			}
+		}
+		END {
+			for (i = 1; i <= nfs; i++) {
+				fs = order[i]
+				printf "| %s | %s | %d | %d | %d |\n", fs, k, need[fs],
+					free[fs], huge[fs]
+			}
+		}'
+	done | sort -s -t'|' -k2,2
+	echo
 	echo "Space 1,000 files of 4 KiB take on the fresh file system (growth of used"
 	echo "space, KiB):"
 	echo

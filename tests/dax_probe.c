@@ -1328,6 +1328,91 @@ int fallocate_until_full(const char *path, off_t piece)
 	return errno == ENOSPC ? 0 : -1;
 }
 
+/* FIEMAP of all of @fd (up to 8,192 extents), or NULL; free() it */
+static struct fiemap *fiemap_all(int fd)
+{
+	enum { NR_EXTENTS = 8192 };
+	struct fiemap *fm;
+
+	fm = calloc(1, sizeof(*fm) + NR_EXTENTS * sizeof(struct fiemap_extent));
+	if (!fm)
+		return NULL;
+	fm->fm_length = FIEMAP_MAX_OFFSET;
+	fm->fm_extent_count = NR_EXTENTS;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+		free(fm);
+		return NULL;
+	}
+	return fm;
+}
+
+/* bytes of extent @fe in device [@start, @start + @len) */
+static uint64_t fiemap_overlap(const struct fiemap_extent *fe,
+			       uint64_t start, uint64_t len)
+{
+	uint64_t a = fe->fe_physical > start ? fe->fe_physical : start;
+	uint64_t b = fe->fe_physical + fe->fe_length;
+
+	if (b > start + len)
+		b = start + len;
+	return b > a ? b - a : 0;
+}
+
+long long fiemap_device_bytes(int fd, uint64_t start, uint64_t len)
+{
+	struct fiemap *fm = fiemap_all(fd);
+	long long bytes = 0;
+	unsigned int i;
+
+	if (!fm)
+		return -1;
+	for (i = 0; i < fm->fm_mapped_extents; i++)
+		bytes += fiemap_overlap(&fm->fm_extents[i], start, len);
+	free(fm);
+	return bytes;
+}
+
+int punch_device_gibs(int fd, int max, uint64_t *gibs)
+{
+	struct fiemap *fm = fiemap_all(fd);
+	uint64_t gib, end = 0, covered;
+	unsigned int i;
+	int n = 0;
+
+	if (!fm)
+		return -1;
+	for (i = 0; i < fm->fm_mapped_extents; i++) {
+		struct fiemap_extent *fe = &fm->fm_extents[i];
+
+		if (fe->fe_physical + fe->fe_length > end)
+			end = fe->fe_physical + fe->fe_length;
+	}
+	for (gib = 0; gib + SZ_1G <= end && n < max; gib += SZ_1G) {
+		covered = 0;
+		for (i = 0; i < fm->fm_mapped_extents; i++)
+			covered += fiemap_overlap(&fm->fm_extents[i], gib,
+						  SZ_1G);
+		if (covered != SZ_1G)
+			continue;
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			struct fiemap_extent *fe = &fm->fm_extents[i];
+			uint64_t a = fe->fe_physical > gib ? fe->fe_physical : gib;
+			uint64_t bytes = fiemap_overlap(fe, gib, SZ_1G);
+
+			if (bytes && fallocate(fd, FALLOC_FL_PUNCH_HOLE |
+					       FALLOC_FL_KEEP_SIZE,
+					       fe->fe_logical + a - fe->fe_physical,
+					       bytes)) {
+				free(fm);
+				return -1;
+			}
+		}
+		gibs[n++] = gib;
+	}
+	free(fm);
+	return n;
+}
+
 int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end,
 		      int max)
 {

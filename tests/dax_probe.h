@@ -296,6 +296,17 @@ int fallocate_until_full(const char *path, off_t piece);
 int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end,
 		      int max);
 
+/*
+ * Free whole GiBs: punch out of @fd its ranges on up to @max 1 GiB-aligned
+ * GiBs of the device that its extents cover entirely (so no metadata sits
+ * there), lowest first, storing their device byte addresses in @gibs.  The
+ * number of GiBs freed, or -1.
+ */
+int punch_device_gibs(int fd, int max, uint64_t *gibs);
+
+/* Bytes of @fd that FIEMAP maps into [@start, @start + @len) of the device. */
+long long fiemap_device_bytes(int fd, uint64_t start, uint64_t len);
+
 /* Physical (device) byte address of file offset 0, from FIEMAP.  0 or -1. */
 int fiemap_first_physical(int fd, uint64_t *phys);
 

@@ -17,6 +17,8 @@
  *    ends on a GiB (check_move_keeps_stores()).
  *  - fragmented.appended_file_maps_pmds: on a default ext4 and xfs whose
  *    free space has no aligned GiB, see the test.
+ *  - scarce.medium_file_leaves_the_gibs: where two free GiBs are left, a
+ *    file of 256 MiB leaves them to two files of 1 GiB; see the test.
  * Access order: appends (which allocate), then reads through the mapping.
  */
 #include <errno.h>
@@ -239,6 +241,162 @@ TEST_F_TIMEOUT(fragmented, appended_file_maps_pmds, 2 * TIMEOUT_LONG)
 	/* negative control: file offset 4 KiB at a 2 MiB-aligned address */
 	expect_read_mapping(_metadata, "4 KiB off", fd, SZ_4K, ctl, SZ_2M, 0,
 			    ctl / SZ_4K, ctl, 0, 0, NULL);
+	close(fd);
+}
+
+/*
+ * scarce.*: free space with just two free, aligned GiBs (fewer than one in
+ * four of the sixteen) and 32 MiB runs on 2 MiB boundaries elsewhere.  A
+ * file of 256 MiB, sized with ftruncate() and then written, or fallocated
+ * and then written, may not take one of the two GiBs: it is placed on
+ * 2 MiB boundaries elsewhere (FIEMAP: none of its blocks in the GiBs, all
+ * 128 chunks aligned).  Then two files of 1 GiB, sized and filled by
+ * stores through a 1 GiB-aligned mapping, each map one PUD: 1 fault to
+ * read through a new mapping, the page-table dump, the data; control: the
+ * same blocks mapped 2 MiB off a GiB boundary take 511 faults, all PMDs.
+ * Negative control: a third such file finds no free GiB and maps 512
+ * PMDs.  Access order: the 256 MiB file is written before the big files
+ * are sized and stored to.  On the eleventh session's kernel the 256 MiB
+ * file took a GiB on speculation that it would grow, and the second 1 GiB
+ * file mapped 512 PMDs.
+ */
+FIXTURE(scarce) {
+	char path[3][256];
+	char medium[256];
+	char filler[256];
+	uint64_t seed;
+	bool mounted;
+};
+
+FIXTURE_VARIANT(scarce) {
+	const char *mkfs;
+	const char *type;
+	bool fallocate;		/* else ftruncate() */
+};
+
+FIXTURE_VARIANT_ADD(scarce, ext4_sized) {
+	.mkfs = "mkfs.ext4 -q -F", .type = "ext4",
+};
+
+FIXTURE_VARIANT_ADD(scarce, ext4_fallocated) {
+	.mkfs = "mkfs.ext4 -q -F", .type = "ext4", .fallocate = true,
+};
+
+FIXTURE_VARIANT_ADD(scarce, xfs_sized) {
+	.mkfs = "mkfs.xfs -q -f", .type = "xfs",
+};
+
+FIXTURE_SETUP(scarce)
+{
+	const char *dev = getenv("HUGEDAX_SCRATCH_DEV");
+	int i;
+
+	self->mounted = false;
+	if (!dev || !*dev)
+		SKIP(return, "no HUGEDAX_SCRATCH_DEV");
+	make_scratch(_metadata, dev, variant->mkfs, variant->type, "dax");
+	self->mounted = true;
+	for (i = 0; i < 3; i++)
+		snprintf(self->path[i], sizeof(self->path[i]), MNT "/big%d.%d",
+			 i, (int)getpid());
+	snprintf(self->medium, sizeof(self->medium), MNT "/medium.%d",
+		 (int)getpid());
+	snprintf(self->filler, sizeof(self->filler), MNT "/filler.%d",
+		 (int)getpid());
+	self->seed = new_seed();
+}
+
+FIXTURE_TEARDOWN(scarce)
+{
+	int i;
+
+	if (self->mounted) {
+		for (i = 0; i < 3; i++)
+			unlink(self->path[i]);
+		unlink(self->medium);
+		unlink(self->filler);
+		umount(MNT);
+	}
+}
+
+/* size @path to 1 GiB and store the pattern through a 1 GiB-aligned map */
+static int store_sized_gib(const char *path, uint64_t seed)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, SZ_1G))
+		return -1;
+	p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			0, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	fill_pattern(p, SZ_1G, seed, 0);
+	munmap(p, SZ_1G);
+	return fd;
+}
+
+TEST_F_TIMEOUT(scarce, medium_file_leaves_the_gibs, 2 * TIMEOUT_LONG)
+{
+	const size_t len = 256 * SZ_1M;
+	uint64_t gibs[2];
+	char extents[1024];
+	int fd, i;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, fallocate_until_full(self->filler, 64 * SZ_1M));
+	ASSERT_EQ(0, fallocate_until_full(self->filler, SZ_2M));
+	fd = open(self->filler, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(2, punch_device_gibs(fd, 2, gibs));
+	ASSERT_EQ(48, punch_device_runs(fd, 64 * SZ_1M, SZ_2M, 34 * SZ_1M,
+					48));
+	close(fd);
+	sync();
+	/* ext4 keeps its count of free GiBs for a second */
+	sleep(2);
+	TH_LOG("free GiBs at %#llx and %#llx, 48 runs of 32 MiB elsewhere",
+	       (unsigned long long)gibs[0], (unsigned long long)gibs[1]);
+
+	fd = open(self->medium, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	if (variant->fallocate) {
+		ASSERT_EQ(0, fallocate(fd, 0, 0, len));
+	} else {
+		ASSERT_EQ(0, ftruncate(fd, len));
+	}
+	ASSERT_EQ(0, write_file_pattern(fd, 0, len, self->seed));
+	fiemap_describe(fd, extents, sizeof(extents));
+	TH_LOG("256 MiB file: extents %s", extents);
+	for (i = 0; i < 2; i++) {
+		unsigned long long gib = gibs[i];
+
+		EXPECT_EQ(0, fiemap_device_bytes(fd, gib, SZ_1G))
+			TH_LOG("the 256 MiB file took blocks of the GiB at %#llx",
+			       gib);
+	}
+	EXPECT_EQ((long)(len / SZ_2M), fiemap_aligned_chunks(fd, 0, len, SZ_2M));
+	close(fd);
+	sync();
+
+	for (i = 0; i < 2; i++) {
+		fd = store_sized_gib(self->path[i], self->seed + i);
+		ASSERT_LE(0, fd);
+		fiemap_describe(fd, extents, sizeof(extents));
+		TH_LOG("1 GiB file %d: extents %s", i, extents);
+		check_gib_maps_a_pud(_metadata, fd, self->seed + i);
+		close(fd);
+	}
+
+	/* negative control: no free GiB is left for a third */
+	sync();
+	fd = store_sized_gib(self->path[2], self->seed + 2);
+	ASSERT_LE(0, fd);
+	expect_read_mapping(_metadata, "third 1 GiB file, no free GiB left",
+			    fd, 0, SZ_1G, SZ_1G, 0, 512, 0, SZ_1G, 0,
+			    &(uint64_t){ self->seed + 2 });
 	close(fd);
 }
 
