@@ -19,6 +19,8 @@
  *    free space has no aligned GiB, see the test.
  *  - scarce.medium_file_leaves_the_gibs: where two free GiBs are left, a
  *    file of 256 MiB leaves them to two files of 1 GiB; see the test.
+ *  - stripe.su2m_fallocated_2g: every 2 MiB of a 2 GiB file on
+ *    mkfs.xfs -d su=2m,sw=1 maps a PMD; see the test.
  * Access order: appends (which allocate), then reads through the mapping.
  */
 #include <errno.h>
@@ -397,6 +399,70 @@ TEST_F_TIMEOUT(scarce, medium_file_leaves_the_gibs, 2 * TIMEOUT_LONG)
 	expect_read_mapping(_metadata, "third 1 GiB file, no free GiB left",
 			    fd, 0, SZ_1G, SZ_1G, 0, 512, 0, SZ_1G, 0,
 			    &(uint64_t){ self->seed + 2 });
+	close(fd);
+}
+
+/*
+ * stripe.su2m_fallocated_2g: mkfs.xfs -d su=2m,sw=1 (the stripe recipe for
+ * 2 MiB pages) makes 1 GiB groups on the 16 GiB namespace, whose usable
+ * size is not a multiple of 2 MiB.  A 2 GiB file, fallocated and then
+ * written, spans three groups; every 2 MiB chunk must still be aligned
+ * (FIEMAP: 1,024 of 1,024) and map a PMD: 1,024 faults to read it through
+ * a 1 GiB-aligned mapping, PMDs only in the page-table dump, data read
+ * back.  Negative control: the first 8 MiB mapped at a file offset of
+ * 4 KiB from a 2 MiB-aligned address, 2,048 faults, PTEs only.  On the
+ * series before `xfs: end a DAX allocation that a group's size clamps on
+ * a chunk boundary`, the allocation that filled a group ended 202 blocks
+ * into a chunk: 1,023 chunks aligned, 1,535 faults.
+ */
+FIXTURE(stripe) {
+	char path[256];
+	uint64_t seed;
+	bool mounted;
+};
+
+FIXTURE_SETUP(stripe)
+{
+	const char *dev = getenv("HUGEDAX_SCRATCH_DEV");
+
+	self->mounted = false;
+	if (!dev || !*dev)
+		SKIP(return, "no HUGEDAX_SCRATCH_DEV");
+	make_scratch(_metadata, dev, "mkfs.xfs -q -f -d su=2m,sw=1", "xfs",
+		     "dax");
+	self->mounted = true;
+	snprintf(self->path, sizeof(self->path), MNT "/big.%d", (int)getpid());
+	self->seed = new_seed();
+}
+
+FIXTURE_TEARDOWN(stripe)
+{
+	if (self->mounted) {
+		unlink(self->path);
+		umount(MNT);
+	}
+}
+
+TEST_F_TIMEOUT(stripe, su2m_fallocated_2g, 2 * TIMEOUT_LONG)
+{
+	const size_t len = 2 * SZ_1G, ctl = 8 * SZ_1M;
+	char extents[1024];
+	int fd;
+
+	RETURN_IF_SKIPPED();
+	fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fallocate(fd, 0, 0, len));
+	ASSERT_EQ(0, write_file_pattern(fd, 0, len, self->seed));
+	fiemap_describe(fd, extents, sizeof(extents));
+	TH_LOG("extents %s", extents);
+	EXPECT_EQ((long)(len / SZ_2M), fiemap_aligned_chunks(fd, 0, len, SZ_2M));
+	expect_read_mapping(_metadata, "2 GiB on su=2m, 1 GiB aligned", fd, 0,
+			    len, SZ_1G, 0, len / SZ_2M, 0, len, 0,
+			    &self->seed);
+	/* negative control: file offset 4 KiB at a 2 MiB-aligned address */
+	expect_read_mapping(_metadata, "4 KiB off", fd, SZ_4K, ctl, SZ_2M, 0,
+			    ctl / SZ_4K, ctl, 0, 0, NULL);
 	close(fd);
 }
 
