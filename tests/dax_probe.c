@@ -1416,20 +1416,12 @@ int punch_device_gibs(int fd, int max, uint64_t *gibs)
 int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end,
 		      int max)
 {
-	enum { NR_EXTENTS = 1024 };
-	struct fiemap *fm;
+	struct fiemap *fm = fiemap_all(fd);
 	unsigned int i;
 	int punched = 0;
 
-	fm = calloc(1, sizeof(*fm) + NR_EXTENTS * sizeof(struct fiemap_extent));
 	if (!fm)
 		return -1;
-	fm->fm_length = FIEMAP_MAX_OFFSET;
-	fm->fm_extent_count = NR_EXTENTS;
-	if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
-		free(fm);
-		return -1;
-	}
 	/* the list was read first: punching does not change it */
 	for (i = 0; i < fm->fm_mapped_extents; i++) {
 		struct fiemap_extent *fe = &fm->fm_extents[i];
