@@ -445,6 +445,12 @@ TEST_F_TIMEOUT(nearly_full, allocates_just_the_range, TIMEOUT_LONG)
  *    the allocation falls back from GiB to 2 MiB alignment, not to none
  *    (which placed it at the start of a run, 4 KiB pages only).  Control:
  *    FIEMAP shows no chunk of the file on a GiB boundary, no PUD mapped.
+ *  - no_gib_written_deep: as no_gib, but the file's first write is a
+ *    pwrite() of 4 KiB at 900 MiB + 4 KiB, before the write faults.  Its
+ *    allocation (2 MiB-aligned, ~766 MiB: a run's aligned part) cannot
+ *    reach that offset from the GiB's start; it must be placed by whole
+ *    2 MiB (from 258 MiB), not so that it ends at the write (off by
+ *    8 KiB, which left ~383 chunks at 4 KiB).
  *  - one_exact_gib: first, one whole aligned GiB the filler covers is
  *    punched, a free extent of exactly 1 GiB (the longest anywhere).  The
  *    file must get it and map one PUD: xfs's usual check wants 1 GiB plus
@@ -466,10 +472,16 @@ FIXTURE(aged_xfs) {
 
 FIXTURE_VARIANT(aged_xfs) {
 	bool exact_gib;
+	off_t first_write;	/* a 4 KiB pwrite() before the faults */
 };
 
 FIXTURE_VARIANT_ADD(aged_xfs, no_gib) {
 	.exact_gib = false,
+};
+
+FIXTURE_VARIANT_ADD(aged_xfs, no_gib_written_deep) {
+	.exact_gib = false,
+	.first_write = 900 * SZ_1M + SZ_4K,
 };
 
 FIXTURE_VARIANT_ADD(aged_xfs, one_exact_gib) {
@@ -530,6 +542,15 @@ TEST_F_TIMEOUT(aged_xfs, fault_fill_1g, TIMEOUT_LONG)
 	self->fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));
+	if (variant->first_write) {
+		char page[SZ_4K];
+
+		memset(page, 0x5a, sizeof(page));
+		ASSERT_EQ((ssize_t)SZ_4K, pwrite(self->fd, page, SZ_4K,
+						 variant->first_write));
+		fiemap_describe(self->fd, desc, sizeof(desc));
+		TH_LOG("after the pwrite(): %s", desc);
+	}
 	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE,
 			      MAP_SHARED, self->fd, 0, 0);
 	ASSERT_NE(MAP_FAILED, self->p);
