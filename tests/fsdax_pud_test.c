@@ -1097,6 +1097,146 @@ TEST_F_TIMEOUT(fs_pud, pud_write_converts_unwritten_rest, TIMEOUT_LONG)
 }
 
 /*
+ * A fallocated 1 GiB scratch file with a page written by pwrite() (pattern
+ * @seed) at each of @offs: the written blocks split the unwritten extent
+ * into pieces, on one run of blocks.  The scratch file becomes self->fd.
+ */
+static void pwritten_pieces_file(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(fs_pud) *self,
+				 const off_t *offs, size_t n, uint64_t seed)
+{
+	char desc[512];
+	size_t i;
+	int fd;
+
+	fd = open_scratch(_metadata, self, "hugedax.pud.pieces");
+	ASSERT_LE(0, fd);
+	close(self->fd);
+	self->fd = fd;
+	ASSERT_EQ(0, fallocate(fd, 0, 0, SZ_1G));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, write_file_pattern(fd, offs[i], SZ_4K, seed));
+	ASSERT_EQ(0, fsync(fd));
+	fiemap_describe(fd, desc, sizeof(desc));
+	TH_LOG("extents: %s", desc);
+	ASSERT_EQ(1L, fiemap_aligned_chunks(fd, 0, SZ_1G, SZ_1G));
+}
+
+/*
+ * Word 0 of each page of [off, off + len) of the mapping @p (file offset
+ * @off) holds @seed2's pattern; the other words hold @seed's in the pages
+ * at @offs and zero elsewhere.  Returns the pages that differ.
+ */
+static size_t count_pieces_wrong(const char *p, off_t off, size_t len,
+				 const off_t *offs, size_t n, uint64_t seed,
+				 uint64_t seed2)
+{
+	size_t wrong = 0, i, w;
+
+	for (size_t pg = 0; pg < len; pg += SZ_4K) {
+		const uint64_t *words = (const uint64_t *)(p + pg);
+		bool written = false;
+
+		for (i = 0; i < n; i++)
+			written |= offs[i] == off + (off_t)pg;
+		for (w = 1; w < SZ_4K / 8; w++)
+			if (words[w] != (written ?
+			    pattern_word(seed, off + pg + w * 8) : 0))
+				break;
+		wrong += words[0] != pattern_word(seed2, off + pg) ||
+			 w < SZ_4K / 8;
+	}
+	return wrong;
+}
+
+/*
+ * A huge write fault converts every unwritten piece of its range, not just
+ * the first, when pages written by pwrite() split it: in the first 2 MiB
+ * below (from 2 MiB), unwritten, 4 KiB written, unwritten; in the second,
+ * written, unwritten, written, unwritten; for the PUD, written at 0 and
+ * 512 MiB.  Access order: the pieces file (pwritten_pieces_file()), then
+ * one word per 4 KiB written through a mapping of 4 MiB from file offset
+ * 2 MiB, 2 MiB-aligned (PMD faults: the mapping is too short for a PUD),
+ * or of the whole GiB, 1 GiB-aligned.  Signals: faults, the page-table
+ * dump, the fault tracepoints; the pages written before keep their data,
+ * the rest read zeros.  Negative control: a read fault converts nothing
+ * (read_leaves_pieces_to_ptes below).
+ */
+TEST_F_TIMEOUT(fs_pud, pmd_write_converts_every_piece, TIMEOUT_LONG)
+{
+	const off_t offs[] = { SZ_2M + SZ_4K, 2 * SZ_2M, 2 * SZ_2M + SZ_1M };
+	uint64_t seed = new_seed(), seed2 = new_seed();
+	struct fault_count fc;
+
+	RETURN_IF_SKIPPED();
+	pwritten_pieces_file(_metadata, self, offs, 3, seed);
+	self->len = 2 * SZ_2M;
+	self->p = map_aligned(self->len, SZ_2M, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, self->fd, SZ_2M, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	traced_touch(_metadata, events, &fc, self->p, self->len, SZ_4K, true,
+		     seed2, SZ_2M);
+	expect_faults(_metadata, "write 4 MiB of pieces", &fc, 2);
+	EXPECT_EQ(2L, trace_count("dax_pmd_fault_done", "NOPAGE"));
+	EXPECT_EQ(0L, trace_count("dax_pmd_fault_done", "FALLBACK"));
+	expect_levels(_metadata, self->p, self->len, 0, self->len, 0);
+	EXPECT_EQ(0UL, count_pieces_wrong(self->p, SZ_2M, self->len, offs, 3,
+					  seed, seed2));
+}
+
+TEST_F_TIMEOUT(fs_pud, pud_write_converts_every_piece, TIMEOUT_LONG)
+{
+	const off_t offs[] = { 0, 512 * SZ_1M };
+	uint64_t seed = new_seed(), seed2 = new_seed();
+	struct fault_count fc;
+
+	RETURN_IF_SKIPPED();
+	pwritten_pieces_file(_metadata, self, offs, 2, seed);
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true,
+		     seed2, 0);
+	expect_faults(_metadata, "write 1 GiB of pieces", &fc, 1);
+	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "FALLBACK"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	EXPECT_EQ(0UL, count_pieces_wrong(self->p, 0, SZ_1G, offs, 2, seed,
+					  seed2));
+}
+
+/*
+ * Negative control for the two above: a read fault converts nothing, and a
+ * PMD over pieces of different states cannot be mapped, so the first
+ * 2 MiB range maps 4 KiB pages: 512 faults (the written page maps its
+ * block, the unwritten ones zero pages).  Access order: the pieces file of
+ * pmd_write_converts_every_piece, then one word per 4 KiB read through the
+ * same mapping.
+ */
+TEST_F_TIMEOUT(fs_pud, read_leaves_pieces_to_ptes, TIMEOUT_LONG)
+{
+	const off_t offs[] = { SZ_2M + SZ_4K };
+	uint64_t seed = new_seed();
+	struct fault_count fc;
+
+	RETURN_IF_SKIPPED();
+	pwritten_pieces_file(_metadata, self, offs, 1, seed);
+	self->len = SZ_2M;
+	self->p = map_aligned(self->len, SZ_2M, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, self->fd, SZ_2M, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	traced_touch(_metadata, events, &fc, self->p, self->len, SZ_4K, false,
+		     0, 0);
+	expect_faults(_metadata, "read 2 MiB of pieces", &fc, 512);
+	EXPECT_EQ(1L, trace_count("dax_pmd_fault_done", "FALLBACK"));
+	expect_levels(_metadata, self->p, self->len, self->len, 0, 0);
+	EXPECT_EQ(pattern_word(seed, SZ_2M + SZ_4K + 8),
+		  *(uint64_t *)(self->p + SZ_4K + 8));
+	EXPECT_EQ(0ULL, *(uint64_t *)(self->p + 8));
+}
+
+/*
  * Negative control: a read fault converts nothing, so the PUD falls back
  * with "extent" (one written block, then unwritten ones) and no PUD maps.
  * Access order: the written head, then read one word per 4 KiB.
