@@ -437,6 +437,88 @@ TEST_F_TIMEOUT(nearly_full, allocates_just_the_range, TIMEOUT_LONG)
 }
 
 /*
+ * The rest of the GiB that xfs keeps beyond EOF for a growing DAX file is
+ * freed before a write of that file fails for space: the scan that frees
+ * such blocks at ENOSPC passes over a file whose IOLOCK is held, and the
+ * write holds it.  Access order: append 128 MiB to the file in 1 MiB
+ * writes (its head moves to a free GiB, and the rest of that GiB is kept
+ * for it beyond EOF: st_blocks); a filler fallocates all but about 8 MiB
+ * of the free space in one call, below ENOSPC, so that no scan runs; then
+ * one pwrite() of 16 MiB at 2 GiB into the same file, more than is free
+ * but less than its kept blocks.  It must write all 16 MiB, read back, and
+ * the kept blocks must be gone (st_blocks), the first 128 MiB intact.  On
+ * the kernel without the retry, the pwrite() fails with ENOSPC.  Control:
+ * once the filler takes the rest, another 16 MiB at 3 GiB fail with
+ * ENOSPC, as there is nothing left to free.
+ */
+TEST_F_TIMEOUT(nearly_full, write_frees_its_kept_run, TIMEOUT_LONG)
+{
+	const char *dir = env_or("HUGEDAX_XFS", "/mnt/xfs");
+	uint64_t seed = new_seed(), left;
+	long long kept_before, kept_after;
+	off_t where = 0, off, len;
+	struct stat st;
+	char *buf;
+	int fd, ffd;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, append_file_pattern(self->path, 128 * SZ_1M, SZ_1M, seed));
+	fd = open(self->path, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	kept_before = st.st_blocks * 512LL - st.st_size;
+	TH_LOG("after the appends: %lld MiB kept beyond EOF",
+	       kept_before >> 20);
+	if (kept_before < (256LL << 20)) {
+		close(fd);
+		SKIP(return, "no run kept beyond EOF (no free aligned GiB?)");
+	}
+
+	ffd = open(self->filler, O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, ffd);
+	for (off = 0; (left = free_bytes(dir)) > 12 * SZ_1M; off += len) {
+		len = (left - 8 * SZ_1M) & ~((uint64_t)SZ_1M - 1);
+		ASSERT_EQ(0, fallocate(ffd, 0, off, len))
+			TH_LOG("filler of %lld MiB: %s", (long long)(len >> 20),
+			       strerror(errno));
+	}
+	close(ffd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	TH_LOG("free before the write: %llu KiB, still kept: %lld MiB",
+	       (unsigned long long)(free_bytes(dir) >> 10),
+	       (st.st_blocks * 512LL - st.st_size) >> 20);
+	ASSERT_LT((256LL << 20), st.st_blocks * 512LL - st.st_size);
+
+	buf = malloc(16 * SZ_1M);
+	ASSERT_NE(NULL, buf);
+	fill_pattern(buf, 16 * SZ_1M, seed, 2 * (off_t)SZ_1G);
+	errno = 0;
+	EXPECT_EQ((ssize_t)(16 * SZ_1M),
+		  pwrite(fd, buf, 16 * SZ_1M, 2 * (off_t)SZ_1G))
+		TH_LOG("pwrite past the kept run: %s", strerror(errno));
+	ASSERT_EQ(0, fstat(fd, &st));
+	kept_after = st.st_blocks * 512LL - (144LL << 20);
+	TH_LOG("allocated besides the data after it: %lld MiB, free %llu KiB",
+	       kept_after >> 20, (unsigned long long)(free_bytes(dir) >> 10));
+	EXPECT_GT((64LL << 20), kept_after);
+	EXPECT_EQ(0, check_file_pattern(fd, 2 * (off_t)SZ_1G, 16 * SZ_1M, 8,
+					seed, &where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+	EXPECT_EQ(0, check_file_pattern(fd, 0, 128 * SZ_1M, 8, seed, &where))
+		TH_LOG("wrong data at %#llx", (long long)where);
+
+	/* control: nothing left to free */
+	ASSERT_EQ(0, fallocate_until_full(self->filler, SZ_1M));
+	ASSERT_EQ(0, fallocate_until_full(self->filler, SZ_4K));
+	errno = 0;
+	EXPECT_EQ(-1, pwrite(fd, buf, 16 * SZ_1M, 3 * (off_t)SZ_1G));
+	EXPECT_EQ(ENOSPC, errno);
+	free(buf);
+	close(fd);
+}
+
+/*
  * Aged free space.  A filler file takes all the space; then, in every GiB
  * of the device that the filler covers from 4 KiB past its start to
  * 768 MiB, that range is punched out: runs of 768 MiB - 4 KiB, none on a
