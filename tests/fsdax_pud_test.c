@@ -1018,6 +1018,29 @@ TEST_F_TIMEOUT(fs_pud, pinned_small_entry_keeps_its_size, TIMEOUT_LONG)
 }
 
 /*
+ * The whole scratch file, shared, at a 1 GiB-aligned address: write one
+ * word per 4 KiB (pattern @seed) with the fault tracepoints on, which must
+ * take one PUD fault and map one PUD.
+ */
+static void write_gib_maps_one_pud(struct __test_metadata *_metadata,
+				   FIXTURE_DATA(fs_pud) *self, uint64_t seed,
+				   const char *what)
+{
+	struct fault_count fc;
+
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true,
+		     seed, 0);
+	expect_faults(_metadata, what, &fc, 1);
+	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NOPAGE"));
+	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "FALLBACK"));
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+}
+
+/*
  * A fallocated 1 GiB scratch file whose first page is written (pattern
  * @seed) through a 4 KiB mapping of its own, as PMDK writes a pool
  * header: FIEMAP must show one written block, then unwritten blocks right
@@ -1071,22 +1094,13 @@ static void written_head_file(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(fs_pud, pud_write_converts_unwritten_rest, TIMEOUT_LONG)
 {
 	uint64_t seed = new_seed(), seed2 = new_seed();
-	struct fault_count fc;
 	const uint64_t *w;
 	size_t off, nonzero = 0;
 
 	RETURN_IF_SKIPPED();
 	written_head_file(_metadata, self, seed);
-	self->len = SZ_1G;
-	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
-			      self->fd, 0, 0);
+	write_gib_maps_one_pud(_metadata, self, seed2, "write 1 GiB");
 	ASSERT_NE(MAP_FAILED, self->p);
-	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true,
-		     seed2, 0);
-	expect_faults(_metadata, "write 1 GiB", &fc, 1);
-	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NOPAGE"));
-	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "FALLBACK"));
-	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	/* word 0 of each page is new; the head's other words are kept */
 	EXPECT_EQ(1UL, count_wrong(self->p, SZ_4K, seed, 0));
 	for (off = SZ_4K; off < SZ_1G; off += SZ_4K) {
@@ -1188,20 +1202,11 @@ TEST_F_TIMEOUT(fs_pud, pud_write_converts_every_piece, TIMEOUT_LONG)
 {
 	const off_t offs[] = { 0, 512 * SZ_1M };
 	uint64_t seed = new_seed(), seed2 = new_seed();
-	struct fault_count fc;
 
 	RETURN_IF_SKIPPED();
 	pwritten_pieces_file(_metadata, self, offs, 2, seed);
-	self->len = SZ_1G;
-	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
-			      self->fd, 0, 0);
+	write_gib_maps_one_pud(_metadata, self, seed2, "write 1 GiB of pieces");
 	ASSERT_NE(MAP_FAILED, self->p);
-	traced_touch(_metadata, events, &fc, self->p, SZ_1G, SZ_4K, true,
-		     seed2, 0);
-	expect_faults(_metadata, "write 1 GiB of pieces", &fc, 1);
-	EXPECT_EQ(1L, trace_count("dax_pud_fault_done", "NOPAGE"));
-	EXPECT_EQ(0L, trace_count("dax_pud_fault_done", "FALLBACK"));
-	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 	EXPECT_EQ(0UL, count_pieces_wrong(self->p, 0, SZ_1G, offs, 2, seed,
 					  seed2));
 }
