@@ -1,5 +1,5 @@
 #!/bin/sh
-# repeat the growth job's file rows on mkfs.ext4 -G 4, with mballoc
+# (a copy of the job run from /tmp/tr4) repeat the growth job's file rows on mkfs.ext4 -G 4, with mballoc
 # tracing; keep FIEMAP and the trace of any row with a misaligned chunk
 bin=/mnt/out/bin
 sh /mnt/repo/guest/setup-pmem.sh >/dev/null
@@ -19,9 +19,9 @@ row() {
   echo 0 > $T/events/ext4/enable
   sed "s/^/tr-row: $iter $n /" /tmp/rows
   if awk -F'\t' '{split($9, a, "/"); if (a[1] != a[2]) bad = 1} END {exit !bad}' /tmp/rows; then
-    for f in $d/f $d/c/*; do
+    for f in "$d"/f "$d"/c/*; do
       [ -f "$f" ] || continue
-      echo "tr-file: $iter $n $f $(ls -i $f)"
+      echo "tr-file: $iter $n $f $(ls -i "$f")"
       filefrag -v -b4096 "$f" | sed "s/^/tr-frag: $iter $n /"
     done
     cp $T/trace /mnt/out/trace-$iter-$n.txt
