@@ -36,7 +36,11 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 
 #include "dax_probe.h"
 
@@ -435,6 +439,88 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
 	EXPECT_EQ(1L, d.pud);
 	EXPECT_EQ(0L, d.pud_fallback);
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+}
+
+/* Device byte address of file offset @off (FIEMAP), or 0 if unmapped. */
+static uint64_t physical_at(int fd, off_t off)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe;
+	} q = { .fm = { .fm_start = off, .fm_length = 1,
+			.fm_flags = FIEMAP_FLAG_SYNC, .fm_extent_count = 1 } };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &q.fm) || q.fm.fm_mapped_extents != 1 ||
+	    q.fe.fe_logical > (uint64_t)off)
+		return 0;
+	return q.fe.fe_physical + (off - q.fe.fe_logical);
+}
+
+static long minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/*
+ * A write(2) from a written block into a hole right after it, whose new
+ * block continues the written one on the device: ext4 maps both with one
+ * iomap (ext4_iomap_dax_extend()).  DAX tears down the mappings of what a
+ * write's iomap calls new, to drop the zero pages mapped over holes; the
+ * written block must not be called new, or its mappings go too (and the
+ * DAX entries that tell truncate a page is pinned).  Access order: write
+ * 8 KiB, size 16 KiB, read-fault all 4 pages (2 data, 2 zero pages), then
+ * pwrite() pages 1-2.  Two signals: /proc/self/pagemap and minor faults.
+ * Control: page 2, the hole, must be torn down and read the new data.
+ */
+TEST_F(ext4_pud, append_keeps_mappings_of_written_blocks)
+{
+	const uint64_t old_seed = 0x3c3c3c3c3c3c3c3cULL;
+	const uint64_t new_seed = 0xc3c3c3c3c3c3c3c3ULL;
+	struct pagemap_stats pm1, pm2;
+	char buf[8192];
+	uint64_t b1, b2;
+	long before;
+	size_t bad;
+	int i;
+
+	fill_pattern(buf, sizeof(buf), old_seed, 0);
+	ASSERT_EQ((ssize_t)sizeof(buf), pwrite(self->fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, ftruncate(self->fd, 16384));
+	self->len = 16384;
+	self->p = mmap(NULL, self->len, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	for (i = 0; i < 4; i++)
+		(void)*(volatile uint64_t *)(self->p + i * 4096);
+	ASSERT_EQ(0, pagemap_scan(self->p + 4096, 4096, &pm1));
+	ASSERT_EQ(0, pagemap_scan(self->p + 8192, 4096, &pm2));
+	ASSERT_EQ(1UL, pm1.present);
+	ASSERT_EQ(1UL, pm2.present);
+
+	fill_pattern(buf, sizeof(buf), new_seed, 4096);
+	ASSERT_EQ((ssize_t)sizeof(buf),
+		  pwrite(self->fd, buf, sizeof(buf), 4096));
+	ASSERT_EQ(0, pagemap_scan(self->p + 4096, 4096, &pm1));
+	ASSERT_EQ(0, pagemap_scan(self->p + 8192, 4096, &pm2));
+	b1 = physical_at(self->fd, 4096);
+	b2 = physical_at(self->fd, 8192);
+	TH_LOG("block 1 at %#llx, block 2 at %#llx; page 1 %s, page 2 %s",
+	       (unsigned long long)b1, (unsigned long long)b2,
+	       pm1.present ? "mapped" : "unmapped",
+	       pm2.present ? "mapped" : "unmapped");
+	ASSERT_NE(0ULL, b1);
+	if (b2 != b1 + 4096)
+		SKIP(return, "the new block does not continue the written one");
+	EXPECT_EQ(1UL, pm1.present);
+	EXPECT_EQ(0UL, pm2.present);
+	before = minflt();
+	EXPECT_EQ(0, check_pattern(self->p + 4096, 8192, 8, new_seed, 4096,
+				   &bad));
+	EXPECT_EQ(0, check_pattern(self->p, 4096, 8, old_seed, 0, &bad));
+	/* the hole's page faults again, the written block's does not */
+	EXPECT_EQ(1, minflt() - before);
 }
 
 TEST_HARNESS_MAIN
