@@ -33,6 +33,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <xfs/xfs.h>
 
@@ -813,6 +814,79 @@ TEST_F_TIMEOUT(freed_gib, ext4_head_takes_a_just_freed_gib, 2 * TIMEOUT_LONG)
 	EXPECT_EQ((unsigned long)SZ_1G, pud);
 	EXPECT_EQ(1, aligned);
 	EXPECT_GE(1 + FAULT_SLACK, faults);
+}
+
+/* Extents of @fd that start below @end (FIEMAP), or -1. */
+static int extents_below(int fd, uint64_t end)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[128];
+	} q = { .fm = { .fm_length = end, .fm_flags = FIEMAP_FLAG_SYNC,
+			.fm_extent_count = 128 } };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &q.fm))
+		return -1;
+	return q.fm.fm_mapped_extents;
+}
+
+/* write(2) @len bytes of pattern @seed at EOF (@off), in one call */
+static int append_at(int fd, size_t off, size_t len, uint64_t seed)
+{
+	static char buf[SZ_2M];
+
+	if (len > sizeof(buf))
+		return -1;
+	fill_pattern(buf, len, seed, off);
+	return write(fd, buf, len) == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Appenders that grow at once take turns in the free space while they
+ * are small: each 2 MiB chunk of a file's 64 MiB head after the first is
+ * then its own extent, and the first is in pieces.  Such a head, of more
+ * than 32 extents, must still move to a free GiB when the file grows
+ * past 64 MiB.  Two files appended in turns (512 KiB pieces in the first
+ * 2 MiB, then 2 MiB each) up to 64 MiB, then the first to 1 GiB in 1 MiB
+ * writes: it maps one PUD (1 fault, page-table dump) on one aligned GiB
+ * (FIEMAP), and the data reads back; control: mapped 2 MiB off a GiB
+ * boundary, 511 PMDs.  Precondition (else skip): the head has more than
+ * 32 extents before the write that crosses 64 MiB.  It fails on the
+ * kernel without "ext4: move a head of up to 64 extents to a GiB".
+ */
+TEST_F_TIMEOUT(freed_gib, ext4_interleaved_head_takes_a_gib,
+	       2 * TIMEOUT_LONG)
+{
+	int a, b, n;
+	size_t off;
+
+	ASSERT_EQ(0, commit_fs(self->dir));
+	a = open(self->path[0], O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	b = open(self->path[1], O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	for (off = 0; off < SZ_2M; off += (512UL << 10)) {
+		ASSERT_EQ(0, append_at(a, off, (512UL << 10), self->seed));
+		ASSERT_EQ(0, append_at(b, off, (512UL << 10), self->seed + 1));
+	}
+	for (; off < (64UL << 20); off += SZ_2M) {
+		ASSERT_EQ(0, append_at(a, off, SZ_2M, self->seed));
+		ASSERT_EQ(0, append_at(b, off, SZ_2M, self->seed + 1));
+	}
+	n = extents_below(a, (64UL << 20));
+	TH_LOG("head of 64 MiB in %d extents", n);
+	ASSERT_LT(0, n);
+	if (n <= 32) {
+		close(a);
+		close(b);
+		SKIP(return, "the appends did not interleave (%d extents)", n);
+	}
+	for (; off < SZ_1G; off += SZ_1M)
+		ASSERT_EQ(0, append_at(a, off, SZ_1M, self->seed));
+	close(b);
+	EXPECT_EQ(1, fiemap_aligned_chunks(a, 0, SZ_1G, SZ_1G));
+	check_gib_maps_a_pud(_metadata, a, self->seed);
+	close(a);
 }
 
 /*
