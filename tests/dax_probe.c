@@ -1232,6 +1232,33 @@ int fiemap_first_physical(int fd, uint64_t *phys)
 	return 0;
 }
 
+uint64_t fiemap_physical_at(int fd, off_t off)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe;
+	} q = { .fm = { .fm_start = off, .fm_length = 1,
+			.fm_flags = FIEMAP_FLAG_SYNC, .fm_extent_count = 1 } };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &q.fm) || q.fm.fm_mapped_extents != 1 ||
+	    q.fe.fe_logical > (uint64_t)off)
+		return 0;
+	return q.fe.fe_physical + (off - q.fe.fe_logical);
+}
+
+int fiemap_extents_below(int fd, uint64_t end)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[128];
+	} q = { .fm = { .fm_length = end, .fm_flags = FIEMAP_FLAG_SYNC,
+			.fm_extent_count = 128 } };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &q.fm))
+		return -1;
+	return q.fm.fm_mapped_extents;
+}
+
 void block_dev_name(const char *path, char *buf, size_t n)
 {
 	char link[64], target[256];

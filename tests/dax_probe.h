@@ -310,6 +310,12 @@ long long fiemap_device_bytes(int fd, uint64_t start, uint64_t len);
 /* Physical (device) byte address of file offset 0, from FIEMAP.  0 or -1. */
 int fiemap_first_physical(int fd, uint64_t *phys);
 
+/* Device byte address of file offset @off (FIEMAP), or 0 if unmapped. */
+uint64_t fiemap_physical_at(int fd, off_t off);
+
+/* Extents of @fd that start below byte @end (FIEMAP, at most 128), or -1. */
+int fiemap_extents_below(int fd, uint64_t end);
+
 /*
  * EXT4_IOC_MOVE_EXT: move @len bytes of @fd at @off into the blocks of
  * @donor at @donor_off (byte offsets, multiples of 4 KiB).  0 or -1; the

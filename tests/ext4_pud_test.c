@@ -37,7 +37,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -441,29 +440,6 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
 	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
 }
 
-/* Device byte address of file offset @off (FIEMAP), or 0 if unmapped. */
-static uint64_t physical_at(int fd, off_t off)
-{
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent fe;
-	} q = { .fm = { .fm_start = off, .fm_length = 1,
-			.fm_flags = FIEMAP_FLAG_SYNC, .fm_extent_count = 1 } };
-
-	if (ioctl(fd, FS_IOC_FIEMAP, &q.fm) || q.fm.fm_mapped_extents != 1 ||
-	    q.fe.fe_logical > (uint64_t)off)
-		return 0;
-	return q.fe.fe_physical + (off - q.fe.fe_logical);
-}
-
-static long minflt(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_minflt;
-}
-
 /*
  * A write(2) from a written block into a hole right after it, whose new
  * block continues the written one on the device: ext4 maps both with one
@@ -504,8 +480,8 @@ TEST_F(ext4_pud, append_keeps_mappings_of_written_blocks)
 		  pwrite(self->fd, buf, sizeof(buf), 4096));
 	ASSERT_EQ(0, pagemap_scan(self->p + 4096, 4096, &pm1));
 	ASSERT_EQ(0, pagemap_scan(self->p + 8192, 4096, &pm2));
-	b1 = physical_at(self->fd, 4096);
-	b2 = physical_at(self->fd, 8192);
+	b1 = fiemap_physical_at(self->fd, 4096);
+	b2 = fiemap_physical_at(self->fd, 8192);
 	TH_LOG("block 1 at %#llx, block 2 at %#llx; page 1 %s, page 2 %s",
 	       (unsigned long long)b1, (unsigned long long)b2,
 	       pm1.present ? "mapped" : "unmapped",
@@ -515,12 +491,12 @@ TEST_F(ext4_pud, append_keeps_mappings_of_written_blocks)
 		SKIP(return, "the new block does not continue the written one");
 	EXPECT_EQ(1UL, pm1.present);
 	EXPECT_EQ(0UL, pm2.present);
-	before = minflt();
+	before = minflt_now();
 	EXPECT_EQ(0, check_pattern(self->p + 4096, 8192, 8, new_seed, 4096,
 				   &bad));
 	EXPECT_EQ(0, check_pattern(self->p, 4096, 8, old_seed, 0, &bad));
 	/* the hole's page faults again, the written block's does not */
-	EXPECT_EQ(1, minflt() - before);
+	EXPECT_EQ(1, minflt_now() - before);
 }
 
 TEST_HARNESS_MAIN

@@ -816,20 +816,6 @@ TEST_F_TIMEOUT(freed_gib, ext4_head_takes_a_just_freed_gib, 2 * TIMEOUT_LONG)
 	EXPECT_GE(1 + FAULT_SLACK, faults);
 }
 
-/* Extents of @fd that start below @end (FIEMAP), or -1. */
-static int extents_below(int fd, uint64_t end)
-{
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent fe[128];
-	} q = { .fm = { .fm_length = end, .fm_flags = FIEMAP_FLAG_SYNC,
-			.fm_extent_count = 128 } };
-
-	if (ioctl(fd, FS_IOC_FIEMAP, &q.fm))
-		return -1;
-	return q.fm.fm_mapped_extents;
-}
-
 /* write(2) @len bytes of pattern @seed at EOF (@off), in one call */
 static int append_at(int fd, size_t off, size_t len, uint64_t seed)
 {
@@ -873,7 +859,7 @@ TEST_F_TIMEOUT(freed_gib, ext4_interleaved_head_takes_a_gib,
 		ASSERT_EQ(0, append_at(a, off, SZ_2M, self->seed));
 		ASSERT_EQ(0, append_at(b, off, SZ_2M, self->seed + 1));
 	}
-	n = extents_below(a, (64UL << 20));
+	n = fiemap_extents_below(a, (64UL << 20));
 	TH_LOG("head of 64 MiB in %d extents", n);
 	ASSERT_LT(0, n);
 	if (n <= 32) {
