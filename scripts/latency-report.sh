@@ -17,7 +17,9 @@ csv=$outdir/latency.csv
 	echo "written back (msync: dax_writeback_one), unshared (cow). reader: the"
 	echo "per-access times of another process read-faulting the file's second"
 	echo "GiB while the first store into its first GiB zeroes it; writer: the"
-	echo "same with write faults, each of which converts its block."
+	echo "same with write faults, each of which converts its block. fsyncer:"
+	echo "another process making, writing, fsync()ing and removing 4 KiB files"
+	echo "while one write(2) of 1 GiB fills a new file: its time per file."
 	echo
 	echo "| fs | op | page | mapped | p50 us | p99 us | max us | bytes | note |"
 	echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"
@@ -38,12 +40,13 @@ csv=$outdir/latency.csv
 		}
 	}'
 	echo
-	echo "The other process during the first store (reader, writer): its longest"
-	echo "single access against the store's p50 (note), in percent:"
+	echo "The other process during the first store (reader, writer) or the write"
+	echo "(fsyncer): its longest single access or file against the store's or"
+	echo "the write's p50 (note), in percent:"
 	echo
 	echo "| fs | op | page | longest access us | store p50 us | ratio % |"
 	echo "| --- | --- | --- | ---: | ---: | ---: |"
-	tail -n +2 "$csv" | awk -F, '($2 == "reader" || $2 == "writer") && $10 ~ /writer_p50_us=/ {
+	tail -n +2 "$csv" | awk -F, '($2 == "reader" || $2 == "writer" || $2 == "fsyncer") && $10 ~ /writer_p50_us=/ {
 		w = $10; sub(/.*writer_p50_us=/, "", w)
 		printf "| %s | %s | %s | %s | %s | %.1f |\n", $1, $2, $3, $8, w, (w > 0) ? 100 * $8 / w : 0
 	}'

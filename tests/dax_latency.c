@@ -32,6 +32,12 @@
  *                second GiB's 4 KiB pages: each is a first write, which
  *                converts (and zeroes) its block, as another writer of
  *                the file would
+ *   fsyncer      one write(2) of 1 GiB into a new, empty file while another
+ *                process makes, writes, fsync()s and removes a 4 KiB
+ *                file in the same directory, again and again: that
+ *                process's times per file (each fsync() commits the
+ *                journal, which waits for the handles open at the time);
+ *                note: the writer's time.  PAGES only names the row
  * PATH may also be a device-dax device or a file on hugetlbfs (1 GiB
  * pages), for OP first-write only: their first store, as anchors.
  *
@@ -53,6 +59,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -64,6 +71,8 @@
 #endif
 
 #define MAX_SAMPLES	(1 << 20)
+/* fsyncer: the source buffer of its 1 GiB write */
+#define SRC_LEN		(64UL << 20)
 #ifndef HUGETLBFS_MAGIC
 #define HUGETLBFS_MAGIC	0x958458f6
 #endif
@@ -428,6 +437,86 @@ static int op_reader(const char *path, const char *page, int rep,
 	return 0;
 }
 
+/*
+ * One write(2) of 1 GiB, at offset 0 of a new, empty file, while a child
+ * makes, writes, fsync()s and removes a 4 KiB file beside it, from just
+ * before the write until just after it.  The source is one 64 MiB buffer
+ * of a non-zero pattern, given 16 times in one pwritev().
+ */
+static int op_fsyncer(const char *path, int rep, struct result *r,
+		      double *writer)
+{
+	struct iovec iov[SZ_1G / SRC_LEN];
+	char file[4096], other[4096];
+	volatile int *flag;
+	double *times, t0;
+	size_t *count, i;
+	ssize_t done;
+	int fd, status;
+	char *buf;
+	pid_t pid;
+
+	snprintf(file, sizeof(file), "%s.lat", path);
+	snprintf(other, sizeof(other), "%s.fsync", path);
+	fd = new_file(file, "empty", 0);
+	if (fd < 0)
+		return -1;
+	buf = mmap(NULL, SRC_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	flag = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED || flag == MAP_FAILED)
+		return -1;
+	fill_pattern(buf, SRC_LEN, rep + 1, 0);
+	for (i = 0; i < SZ_1G / SRC_LEN; i++) {
+		iov[i].iov_base = buf;
+		iov[i].iov_len = SRC_LEN;
+	}
+	count = (size_t *)(flag + 16);
+	times = (double *)(flag + 64);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		size_t n = 0, max = (SZ_2M - 64 * sizeof(int)) / sizeof(double);
+
+		flag[0] = 1;
+		while (!flag[1] && n < max) {
+			double a = now_us();
+			int o = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (o < 0 || write(o, buf, SZ_4K) != SZ_4K ||
+			    fsync(o) || close(o) || unlink(other))
+				_exit(1);
+			times[n++] = now_us() - a;
+		}
+		*count = n;
+		_exit(0);
+	}
+	while (!flag[0])
+		;
+	usleep(20000);
+	t0 = now_us();
+	done = pwritev(fd, iov, SZ_1G / SRC_LEN, 0);
+	*writer = now_us() - t0;
+	usleep(20000);
+	flag[1] = 1;
+	waitpid(pid, &status, 0);
+	if (done != SZ_1G || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		errno = done < 0 ? errno : EIO;
+		return -1;
+	}
+	if (!rep)
+		r->bytes = written_bytes(fd, SZ_1G);
+	for (i = 0; i < *count && r->n < MAX_SAMPLES; i++)
+		r->t[r->n++] = times[i];
+	munmap(buf, SRC_LEN);
+	munmap((void *)flag, SZ_2M);
+	close(fd);
+	unlink(file);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name, *path, *op;
@@ -474,6 +563,9 @@ int main(int argc, char **argv)
 					err = op_reader(path, page, rep, &r,
 							&writer[rep % 64],
 							op[0] == 'w');
+				else if (!strcmp(op, "fsyncer"))
+					err = op_fsyncer(path, rep, &r,
+							 &writer[rep % 64]);
 				else
 					err = op_first_write(path, op, page, rep,
 							     &r);
@@ -484,7 +576,8 @@ int main(int argc, char **argv)
 				page, strerror(errno));
 			return 1;
 		}
-		if (!strcmp(op, "reader") || !strcmp(op, "writer")) {
+		if (!strcmp(op, "reader") || !strcmp(op, "writer") ||
+		    !strcmp(op, "fsyncer")) {
 			qsort(writer, reps < 64 ? reps : 64, sizeof(double),
 			      cmp_double);
 			snprintf(r.note, sizeof(r.note), "writer_p50_us=%.0f",

@@ -21,6 +21,9 @@
 #define SZ_4K	0x1000UL
 #define SZ_1M	0x100000UL
 #define SZ_2M	0x200000UL
+#define SZ_16M	0x1000000UL
+#define SZ_64M	0x4000000UL
+#define SZ_128M	0x8000000UL
 #define SZ_1G	0x40000000UL
 
 /* CLOCK_MONOTONIC in microseconds, comparable across processes. */

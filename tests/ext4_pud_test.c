@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 
@@ -497,6 +498,127 @@ TEST_F(ext4_pud, append_keeps_mappings_of_written_blocks)
 	EXPECT_EQ(0, check_pattern(self->p, 4096, 8, old_seed, 0, &bad));
 	/* the hole's page faults again, the written block's does not */
 	EXPECT_EQ(1, minflt_now() - before);
+}
+
+/* @len bytes from 0, in one pwritev() of 16 MiB pieces of pattern @seed */
+static ssize_t one_write(int fd, off_t off, size_t len, uint64_t seed,
+			 char *buf)
+{
+	struct iovec iov[64];
+	size_t i, n = len / SZ_16M;
+
+	if (len % SZ_16M || n > 64)
+		return -1;
+	for (i = 0; i < n; i++) {
+		fill_pattern(buf + i * SZ_16M, SZ_16M, seed, off + i * SZ_16M);
+		iov[i].iov_base = buf + i * SZ_16M;
+		iov[i].iov_len = SZ_16M;
+	}
+	return pwritev(fd, iov, n, off);
+}
+
+/* every word of p[0, len) zero?  -1 and the first bad offset if not */
+static int all_zero(const char *p, size_t len, size_t step, size_t *bad)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += step)
+		if (*(const volatile uint64_t *)(p + i)) {
+			*bad = i;
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * A write(2) that maps more than 16 MiB at once allocates its blocks
+ * unwritten, then zeroes and converts them outside its journal handle
+ * (ext4_iomap_dax_convert()); they must still count as new, so that the
+ * zero pages mapped over them go.  Access order: size the file to
+ * 128 MiB (a hole), fallocate [64, 128) MiB (unwritten), map it all and
+ * read one word per 4 KiB (zero pages over both), then one pwritev() of
+ * 96 MiB at 16 MiB.  The mapping and pread() must read the new data
+ * there (two signals); control: [0, 16) and [112, 128) MiB, not written,
+ * read zero both ways.  Then a pwrite() of 48 MiB at 128 MiB after
+ * ftruncate(176 MiB), whose source ends after 32 MiB (PROT_NONE): it
+ * writes 32 MiB, and the rest of the range reads zero, not what the
+ * blocks held before.
+ */
+TEST_F_TIMEOUT(ext4_pud, large_write_replaces_zero_pages, TIMEOUT_LONG)
+{
+	const uint64_t seed = new_seed();
+	size_t bad = 0;
+	off_t fbad = 0;
+	ssize_t got;
+	char *buf;
+
+	buf = mmap(NULL, SZ_128M, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, ftruncate(self->fd, SZ_128M));
+	ASSERT_EQ(0, fallocate(self->fd, 0, SZ_64M, SZ_64M));
+	self->len = SZ_128M;
+	self->p = map_aligned(SZ_128M, SZ_2M, PROT_READ, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	ASSERT_EQ(0, all_zero(self->p, SZ_128M, SZ_4K, &bad));
+
+	got = one_write(self->fd, SZ_16M, 96UL << 20, seed, buf);
+	ASSERT_EQ((ssize_t)(96UL << 20), got);
+	EXPECT_EQ(0, check_pattern(self->p + SZ_16M, 96UL << 20, SZ_4K, seed,
+				   SZ_16M, &bad))
+		TH_LOG("mapping: old data at %#zx", SZ_16M + bad);
+	EXPECT_EQ(0, check_file_pattern(self->fd, SZ_16M, 96UL << 20, SZ_4K,
+					seed, &fbad))
+		TH_LOG("pread: wrong data at %#llx", (unsigned long long)fbad);
+	EXPECT_EQ(0, all_zero(self->p, SZ_16M, SZ_4K, &bad))
+		TH_LOG("mapping: not zero at %#zx", bad);
+	EXPECT_EQ(0, all_zero(self->p + (112UL << 20), SZ_16M, SZ_4K, &bad))
+		TH_LOG("mapping: not zero at %#zx", (112UL << 20) + bad);
+	ASSERT_EQ((ssize_t)SZ_16M, pread(self->fd, buf, SZ_16M, 0));
+	EXPECT_EQ(0, all_zero(buf, SZ_16M, 8, &bad));
+	ASSERT_EQ((ssize_t)SZ_16M, pread(self->fd, buf, SZ_16M, 112UL << 20));
+	EXPECT_EQ(0, all_zero(buf, SZ_16M, 8, &bad));
+
+	/* a short write: its source faults after 32 MiB */
+	ASSERT_EQ(0, ftruncate(self->fd, 176UL << 20));
+	fill_pattern(buf, 32UL << 20, seed + 1, SZ_128M);
+	ASSERT_EQ(0, mprotect(buf + (32UL << 20), SZ_16M, PROT_NONE));
+	got = pwrite(self->fd, buf, 48UL << 20, SZ_128M);
+	TH_LOG("short write: %zd of %lu bytes", got, 48UL << 20);
+	ASSERT_EQ((ssize_t)(32UL << 20), got);
+	EXPECT_EQ(0, check_file_pattern(self->fd, SZ_128M, 32UL << 20, SZ_4K,
+					seed + 1, &fbad));
+	ASSERT_EQ((ssize_t)SZ_16M, pread(self->fd, buf, SZ_16M, 160UL << 20));
+	EXPECT_EQ(0, all_zero(buf, SZ_16M, 8, &bad))
+		TH_LOG("not written, not zero at %#zx", (160UL << 20) + bad);
+	munmap(buf, SZ_128M);
+}
+
+/*
+ * One write(2) of 1 GiB into an empty file: mballoc sees all of it, and it
+ * lands on an aligned GiB although its blocks are zeroed and converted
+ * after the handle.  Two signals: one fault and a PUD in the page-table
+ * dump through a 1 GiB-aligned mapping (FIEMAP: one aligned GiB), data
+ * through it.  Control: the same file mapped 2 MiB off, 511 PMD faults.
+ */
+TEST_F_TIMEOUT(ext4_pud, single_gib_write_maps_a_pud, TIMEOUT_LONG)
+{
+	const uint64_t seed = new_seed();
+	char *buf;
+
+	buf = mmap(NULL, SZ_1G, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ((ssize_t)SZ_1G, one_write(self->fd, 0, SZ_1G, seed, buf));
+	munmap(buf, SZ_1G);
+	ASSERT_EQ(0, fsync(self->fd));
+	EXPECT_EQ(1L, fiemap_aligned_chunks(self->fd, 0, SZ_1G, SZ_1G));
+	expect_read_mapping(_metadata, "one 1 GiB write, 1 GiB aligned",
+			    self->fd, 0, SZ_1G, SZ_1G, 0, 1, 0, 0, SZ_1G, &seed);
+	expect_read_mapping(_metadata, "one 1 GiB write, 2 MiB off", self->fd,
+			    SZ_2M, SZ_1G - SZ_2M, SZ_1G, SZ_2M, 511, 0,
+			    SZ_1G - SZ_2M, 0, &seed);
 }
 
 TEST_HARNESS_MAIN
