@@ -2,7 +2,7 @@
 # Configure and build a kernel from a source tree into an output directory.
 # usage: build-kernel.sh SRC OUT [debug]
 # Only objects whose sources changed are rebuilt; the config is regenerated
-# only when a fragment is newer than it.
+# only when a fragment or the tree's Kconfig files changed.
 set -euo pipefail
 src=$1 out=$2 variant=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +14,11 @@ mkdir -p "$out"
 exec 8>"$(dirname "$out")/.build.lock"
 flock 8
 stamp="$out/.hugedax-fragments"
-want=$(cat "${frags[@]}" | sha256sum)
+# the fragments and the tree's Kconfig files: a build of an older commit
+# in the same OUT drops the options that commit's Kconfig lacks, and a
+# later build must ask for them again
+want=$({ cat "${frags[@]}"; find "$src" -name 'Kconfig*' -type f -print0 |
+	sort -z | xargs -0 cat; } | sha256sum)
 if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	make -s -C "$src" O="$out" x86_64_defconfig
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
