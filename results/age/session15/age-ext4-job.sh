@@ -1,4 +1,7 @@
 #!/bin/sh
+# Record of the bisect job of the fifteenth session: guest/age-job.sh with
+# two changes, the file systems from AGE_FS (default ext4 only) and filefrag
+# of each concurrent appender before it is removed; see README.md here.
 # Guest side of `make age`. On each file system (default mkfs): the space
 # 1,000 files of 4 KiB take on it fresh (tests/dax_alloc_probe --small);
 # then aging with tests/dax_age (interleaved growth to 70% used, then about
