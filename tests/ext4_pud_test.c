@@ -86,6 +86,17 @@ FIXTURE(ext4_pud) {
 
 #define MAX_FILLERS	32
 
+/* the ext4 sysfs reserved_clusters a test changed, and its old value */
+static char resv_path[300];
+static long resv_old = -1;
+
+static void restore_reserved_clusters(void)
+{
+	if (resv_old >= 0)
+		knob_swap(resv_path, resv_old);
+	resv_old = -1;
+}
+
 static void filler_path(char *buf, size_t n, int i)
 {
 	snprintf(buf, n, "%s/hugedax.ext4fill.%d",
@@ -136,6 +147,7 @@ FIXTURE_TEARDOWN(ext4_pud)
 	unlink(self->path);
 	/* what pud_fault_without_aligned_room_allocates_nothing filled */
 	remove_fillers();
+	restore_reserved_clusters();
 	sync();
 }
 
@@ -358,7 +370,7 @@ static long no_pmd_fallback(struct __test_metadata *_metadata,
 /* Files from 64 MiB to 2 GiB, every way of filling them: no fallback. */
 TEST_F_TIMEOUT(ext4_pud, no_pmd_fallback_64m_to_2g, 3 * TIMEOUT_LONG)
 {
-	static const size_t sizes[] = { 64 * SZ_1M, 256 * SZ_1M, SZ_1G,
+	static const size_t sizes[] = { SZ_64M, 256 * SZ_1M, SZ_1G,
 					2 * SZ_1G };
 	unsigned int i, how;
 
@@ -619,6 +631,118 @@ TEST_F_TIMEOUT(ext4_pud, single_gib_write_maps_a_pud, TIMEOUT_LONG)
 	expect_read_mapping(_metadata, "one 1 GiB write, 2 MiB off", self->fd,
 			    SZ_2M, SZ_1G - SZ_2M, SZ_1G, SZ_2M, 511, 0,
 			    SZ_1G - SZ_2M, 0, &seed);
+}
+
+/*
+ * Leave the file system @avail bytes that allocations may take, by
+ * raising ext4's reserved_clusters (which binds root too), and return the
+ * free bytes counted before; 0 on error.
+ */
+static unsigned long long leave_available(int fd, const char *dir,
+					  unsigned long long avail)
+{
+	unsigned long long free0 = free_bytes(fd);
+	char dev[64];
+	long old;
+
+	block_dev_name(dir, dev, sizeof(dev));
+	if (!dev[0] || free0 <= avail)
+		return 0;
+	snprintf(resv_path, sizeof(resv_path),
+		 "/sys/fs/ext4/%s/reserved_clusters", dev);
+	/* in clusters: 4 KiB blocks, no bigalloc (default mkfs) */
+	old = knob_swap(resv_path, (long)((free0 - avail) >> 12));
+	if (old < 0)
+		return 0;
+	if (resv_old < 0)
+		resv_old = old;
+	return free0;
+}
+
+/* Store @word at @off of the mapping: free space taken, fault counters */
+static void store_at(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(ext4_pud) *self, size_t off, uint64_t word,
+		     unsigned long long *taken, struct dax_vmstat *d)
+{
+	struct dax_vmstat before, after;
+	unsigned long long free0 = free_bytes(self->fd);
+
+	ASSERT_EQ(0, dax_vmstat_read(&before));
+	*(volatile uint64_t *)(self->p + off) = word;
+	ASSERT_EQ(0, dax_vmstat_read(&after));
+	*taken = free0 - free_bytes(self->fd);
+	dax_vmstat_delta(d, &before, &after);
+}
+
+/*
+ * A 1 GiB write fault over a chunk that is written except for a hole
+ * needs space for the hole, not for the GiB: with 64 MiB left to
+ * allocate, a store into an 8 MiB hole of an aligned, fallocated GiB
+ * fills the hole and maps a PUD.  Signals: the dax_pud_fault and
+ * dax_pud_fault_fallback counters and the page-table dump; FIEMAP: the
+ * GiB is one aligned run again.  Control: a 128 MiB hole, more than is
+ * left, falls back to a PMD that takes 2 MiB, and the first store's word
+ * stays.  Access order: fallocate, punch, sync, then one store each
+ * through a 1 GiB-aligned mapping, nothing read first.
+ */
+TEST_F_TIMEOUT(ext4_pud, pud_fault_charges_only_the_hole, TIMEOUT_LONG)
+{
+	const char *dir = env_or("HUGEDAX_EXT4", "/mnt/ext4");
+	const uint64_t w1 = 0x1234567887654321ULL, w2 = 0x0f1e2d3c4b5a6978ULL;
+	unsigned long long taken;
+	struct dax_vmstat d;
+	uint64_t got = 0;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, fallocate(self->fd, 0, 0, SZ_1G));
+	if (fiemap_aligned_chunks(self->fd, 0, SZ_1G, SZ_1G) != 1)
+		SKIP(return, "no aligned GiB for the file");
+	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_PUNCH_HOLE |
+			       FALLOC_FL_KEEP_SIZE, SZ_1G / 2, 8 * SZ_1M));
+	sync();
+	ASSERT_NE(0ULL, leave_available(self->fd, dir, SZ_64M));
+
+	self->len = SZ_1G;
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	store_at(_metadata, self, SZ_1G / 2, w1, &taken, &d);
+	TH_LOG("8 MiB hole: %llu KiB taken; pud %ld fallback %ld, pmd %ld",
+	       taken >> 10, d.pud, d.pud_fallback, d.pmd);
+	EXPECT_EQ(1L, d.pud);
+	EXPECT_EQ(0L, d.pud_fallback);
+	EXPECT_EQ(0L, d.pmd);
+	EXPECT_LE(8ULL * SZ_1M, taken);
+	EXPECT_GT(16ULL * SZ_1M, taken);
+	expect_levels(_metadata, self->p, SZ_1G, 0, 0, SZ_1G);
+	munmap(self->p, self->len);
+	self->p = MAP_FAILED;
+	EXPECT_EQ(1L, fiemap_aligned_chunks(self->fd, 0, SZ_1G, SZ_1G));
+
+	/* control: a hole larger than what is left */
+	restore_reserved_clusters();
+	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_PUNCH_HOLE |
+			       FALLOC_FL_KEEP_SIZE, 0, SZ_128M));
+	sync();
+	ASSERT_NE(0ULL, leave_available(self->fd, dir, SZ_64M));
+	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      self->fd, 0, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	store_at(_metadata, self, 0, w2, &taken, &d);
+	TH_LOG("128 MiB hole: %llu KiB taken; pud %ld fallback %ld, pmd %ld",
+	       taken >> 10, d.pud, d.pud_fallback, d.pmd);
+	EXPECT_EQ(0L, d.pud);
+	EXPECT_EQ(1L, d.pud_fallback);
+	EXPECT_EQ(1L, d.pmd);
+	EXPECT_GT(8ULL * SZ_1M, taken);
+	expect_levels(_metadata, self->p, SZ_2M, 0, SZ_2M, 0);
+	restore_reserved_clusters();
+
+	ASSERT_EQ((ssize_t)sizeof(got), pread(self->fd, &got, sizeof(got),
+					      SZ_1G / 2));
+	EXPECT_EQ(w1, got);
+	ASSERT_EQ((ssize_t)sizeof(got), pread(self->fd, &got, sizeof(got), 0));
+	EXPECT_EQ(w2, got);
 }
 
 TEST_HARNESS_MAIN
