@@ -11,7 +11,7 @@ out=/mnt/out/latency.csv
 # shellcheck disable=SC1091 # written by run-latency.sh
 [ -f /mnt/out/latency.conf ] && . /mnt/out/latency.conf
 reps=${LATENCY_REPS:-5}
-ops=${LATENCY_OPS:-first-write sparse-write mapsync msync truncate reader writer fsyncer cow}
+ops=${LATENCY_OPS:-first-write sparse-write mapsync msync truncate reader writer fsyncer mover cow}
 set -e
 EXT4_MKFS_OPTS="" XFS_MKFS_OPTS="" sh "$here/setup-pmem.sh" mkfs >/dev/null
 devdax=$(cut -d' ' -f2 /mnt/devdax-path)
@@ -33,9 +33,9 @@ for fs in ext4 xfs; do
 	for op in $ops; do
 		# reflink: xfs only
 		[ "$op" = cow ] && [ "$fs" != xfs ] && continue
-		# fsyncer maps nothing: one row
+		# fsyncer and mover map nothing: one row
 		pages=1G,2M,4K
-		[ "$op" = fsyncer ] && pages=1G
+		case "$op" in fsyncer|mover) pages=1G ;; esac
 		row "$fs" "/mnt/$fs/lat" "$op" "$pages" "$reps"
 	done
 done

@@ -20,6 +20,8 @@ csv=$outdir/latency.csv
 	echo "same with write faults, each of which converts its block. fsyncer:"
 	echo "another process making, writing, fsync()ing and removing 4 KiB files"
 	echo "while one write(2) of 1 GiB fills a new file: its time per file."
+	echo "mover: the same while a 4 MiB append takes a file grown by 1 MiB"
+	echo "appends from 62 MiB past 64 MiB, which moves its head (ext4)."
 	echo
 	echo "| fs | op | page | mapped | p50 us | p99 us | max us | bytes | note |"
 	echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"
@@ -41,13 +43,13 @@ csv=$outdir/latency.csv
 	}'
 	echo
 	echo "The other process during the first store (reader, writer) or the write"
-	echo "(fsyncer): its longest single access or file against the store's or"
+	echo "(fsyncer, mover): its longest single access or file against the store's or"
 	echo "the write's p50 (note), in percent:"
 	echo
 	echo "| fs | op | page | longest access us | store p50 us | ratio % |"
 	echo "| --- | --- | --- | ---: | ---: | ---: |"
-	tail -n +2 "$csv" | awk -F, '($2 == "reader" || $2 == "writer" || $2 == "fsyncer") && $10 ~ /writer_p50_us=/ {
-		w = $10; sub(/.*writer_p50_us=/, "", w)
+	tail -n +2 "$csv" | awk -F, '($2 == "reader" || $2 == "writer" || $2 == "fsyncer" || $2 == "mover") && $10 ~ /writer_p50_us=/ {
+		w = $10; sub(/.*writer_p50_us=/, "", w); w += 0
 		printf "| %s | %s | %s | %s | %s | %.1f |\n", $1, $2, $3, $8, w, (w > 0) ? 100 * $8 / w : 0
 	}'
 } > "$outdir/latency.md"

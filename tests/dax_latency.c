@@ -38,6 +38,11 @@
  *                process's times per file (each fsync() commits the
  *                journal, which waits for the handles open at the time);
  *                note: the writer's time.  PAGES only names the row
+ *   mover        the same, but the file is first grown by 1 MiB appends
+ *                to 62 MiB, and the timed write is one 4 MiB append that
+ *                takes it past 64 MiB, where ext4 moves its head to an
+ *                aligned run (a copy of 62 MiB); note: also how many reps
+ *                ended with the file's first block on a GiB boundary
  * PATH may also be a device-dax device or a file on hugetlbfs (1 GiB
  * pages), for OP first-write only: their first store, as anchors.
  *
@@ -437,14 +442,19 @@ static int op_reader(const char *path, const char *page, int rep,
 	return 0;
 }
 
+/* mover: the reps whose head ended on a GiB boundary */
+static int moved_reps;
+
 /*
  * One write(2) of 1 GiB, at offset 0 of a new, empty file, while a child
  * makes, writes, fsync()s and removes a 4 KiB file beside it, from just
  * before the write until just after it.  The source is one 64 MiB buffer
- * of a non-zero pattern, given 16 times in one pwritev().
+ * of a non-zero pattern, given 16 times in one pwritev().  @mover: the
+ * file grows by 1 MiB appends to 62 MiB first (untimed), and the write
+ * is a 4 MiB append.
  */
 static int op_fsyncer(const char *path, int rep, struct result *r,
-		      double *writer)
+		      double *writer, int mover)
 {
 	struct iovec iov[SZ_1G / SRC_LEN];
 	char file[4096], other[4096];
@@ -468,6 +478,11 @@ static int op_fsyncer(const char *path, int rep, struct result *r,
 	if (buf == MAP_FAILED || flag == MAP_FAILED)
 		return -1;
 	fill_pattern(buf, SRC_LEN, rep + 1, 0);
+	for (i = 0; mover && i < 62; i++)
+		if (pwrite(fd, buf + i * SZ_1M, SZ_1M, i * SZ_1M) != SZ_1M)
+			return -1;
+	if (mover && fsync(fd))
+		return -1;
 	for (i = 0; i < SZ_1G / SRC_LEN; i++) {
 		iov[i].iov_base = buf;
 		iov[i].iov_len = SRC_LEN;
@@ -497,17 +512,27 @@ static int op_fsyncer(const char *path, int rep, struct result *r,
 		;
 	usleep(20000);
 	t0 = now_us();
-	done = pwritev(fd, iov, SZ_1G / SRC_LEN, 0);
+	if (mover)
+		done = pwrite(fd, buf, 4 * SZ_1M, 62 * SZ_1M);
+	else
+		done = pwritev(fd, iov, SZ_1G / SRC_LEN, 0);
 	*writer = now_us() - t0;
 	usleep(20000);
 	flag[1] = 1;
 	waitpid(pid, &status, 0);
-	if (done != SZ_1G || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (done != (ssize_t)(mover ? 4 * SZ_1M : SZ_1G) ||
+	    !WIFEXITED(status) || WEXITSTATUS(status)) {
 		errno = done < 0 ? errno : EIO;
 		return -1;
 	}
-	if (!rep)
+	if (mover) {
+		uint64_t phys;
+
+		if (!fiemap_first_physical(fd, &phys) && !(phys & (SZ_1G - 1)))
+			moved_reps++;
+	} else if (!rep) {
 		r->bytes = written_bytes(fd, SZ_1G);
+	}
 	for (i = 0; i < *count && r->n < MAX_SAMPLES; i++)
 		r->t[r->n++] = times[i];
 	munmap(buf, SRC_LEN);
@@ -563,9 +588,11 @@ int main(int argc, char **argv)
 					err = op_reader(path, page, rep, &r,
 							&writer[rep % 64],
 							op[0] == 'w');
-				else if (!strcmp(op, "fsyncer"))
+				else if (!strcmp(op, "fsyncer") ||
+					 !strcmp(op, "mover"))
 					err = op_fsyncer(path, rep, &r,
-							 &writer[rep % 64]);
+							 &writer[rep % 64],
+							 op[0] == 'm');
 				else
 					err = op_first_write(path, op, page, rep,
 							     &r);
@@ -577,11 +604,18 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (!strcmp(op, "reader") || !strcmp(op, "writer") ||
-		    !strcmp(op, "fsyncer")) {
+		    !strcmp(op, "fsyncer") || !strcmp(op, "mover")) {
 			qsort(writer, reps < 64 ? reps : 64, sizeof(double),
 			      cmp_double);
 			snprintf(r.note, sizeof(r.note), "writer_p50_us=%.0f",
 				 quantile(writer, reps < 64 ? reps : 64, 0.5));
+		}
+		if (!strcmp(op, "mover")) {
+			size_t l = strlen(r.note);
+
+			snprintf(r.note + l, sizeof(r.note) - l,
+				 " moved=%d/%d", moved_reps, reps);
+			moved_reps = 0;
 		}
 		qsort(r.t, r.n, sizeof(double), cmp_double);
 		printf("%s,%s,%s,%s,%d,%.1f,%.1f,%.1f,%lld,%s\n", name, op, page,
