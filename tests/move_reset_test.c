@@ -197,6 +197,26 @@ static void write_then_reset(struct __test_metadata *_metadata,
 	       (unsigned long long)self->seed, (unsigned long long)phys,
 	       move_us, delay);
 
+	/*
+	 * Another process commits the journal again and again (fsync() of a
+	 * small file), so that a reset can also come after the move's first
+	 * transaction, which records the new run past EOF, has committed and
+	 * before its second (ext4: orphan recovery then frees the run).
+	 */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char other[300];
+
+		snprintf(other, sizeof(other), "%s/fsync.tmp", dir);
+		for (;;) {
+			int o = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (o < 0 || write(o, dir, 64) != 64 || fsync(o) ||
+			    close(o) || unlink(other))
+				_exit(1);
+		}
+	}
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
 	ASSERT_LE(0, pid);
