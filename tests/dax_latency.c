@@ -39,8 +39,10 @@
  *                journal, which waits for the handles open at the time);
  *                note: the writer's time.  PAGES only names the row
  *   mover        the same, but the file is first grown by 1 MiB appends
- *                to 62 MiB, and the timed write is one 4 MiB append that
- *                takes it past 64 MiB, where ext4 moves its head to an
+ *                to 62 MiB with dax_align=off (stock placement, so that
+ *                the whole head moves), and the timed write, with
+ *                dax_align=pud again, is one 4 MiB append that takes it
+ *                past 64 MiB, where the file system moves its head to an
  *                aligned run (a copy of 62 MiB); note: also how many reps
  *                ended with the file's first block on a GiB boundary
  * PATH may also be a device-dax device or a file on hugetlbfs (1 GiB
@@ -478,10 +480,12 @@ static int op_fsyncer(const char *path, int rep, struct result *r,
 	if (buf == MAP_FAILED || flag == MAP_FAILED)
 		return -1;
 	fill_pattern(buf, SRC_LEN, rep + 1, 0);
+	if (mover && dax_align_knob("off"))
+		return -1;
 	for (i = 0; mover && i < 62; i++)
 		if (pwrite(fd, buf + i * SZ_1M, SZ_1M, i * SZ_1M) != SZ_1M)
-			return -1;
-	if (mover && fsync(fd))
+			break;
+	if (mover && (dax_align_knob("pud") || i < 62 || fsync(fd)))
 		return -1;
 	for (i = 0; i < SZ_1G / SRC_LEN; i++) {
 		iov[i].iov_base = buf;
