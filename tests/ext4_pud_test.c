@@ -162,12 +162,13 @@ static unsigned long long free_bytes(int fd)
 
 /*
  * Map the file's first GiB at a 1 GiB-aligned address and store one word
- * at its start: the free space it took (*taken) and the DAX fault
+ * at @off in it: the free space it took (*taken) and the DAX fault
  * counters (*d) around the store.
  */
 static void store_into_gib(struct __test_metadata *_metadata,
-			   FIXTURE_DATA(ext4_pud) *self, uint64_t word,
-			   unsigned long long *taken, struct dax_vmstat *d)
+			   FIXTURE_DATA(ext4_pud) *self, size_t off,
+			   uint64_t word, unsigned long long *taken,
+			   struct dax_vmstat *d)
 {
 	struct dax_vmstat before, after;
 	unsigned long long free0;
@@ -178,7 +179,7 @@ static void store_into_gib(struct __test_metadata *_metadata,
 	ASSERT_NE(MAP_FAILED, self->p);
 	free0 = free_bytes(self->fd);
 	ASSERT_EQ(0, dax_vmstat_read(&before));
-	*(volatile uint64_t *)self->p = word;
+	*(volatile uint64_t *)(self->p + off) = word;
 	ASSERT_EQ(0, dax_vmstat_read(&after));
 	*taken = free0 - free_bytes(self->fd);
 	dax_vmstat_delta(d, &before, &after);
@@ -431,7 +432,7 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
 	sync();
 
 	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));
-	store_into_gib(_metadata, self, 0x5a5a5a5a5a5a5a5aULL, &taken, &d);
+	store_into_gib(_metadata, self, 0, 0x5a5a5a5a5a5a5a5aULL, &taken, &d);
 	EXPECT_GT(8ULL << 20, taken);
 	EXPECT_EQ(1L, d.pud_fallback);
 	EXPECT_EQ(0L, d.pud);
@@ -446,7 +447,7 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_without_aligned_room_allocates_nothing,
 	ASSERT_EQ(0, ftruncate(self->fd, 0));
 	sync();
 	ASSERT_EQ(0, ftruncate(self->fd, SZ_1G));
-	store_into_gib(_metadata, self, 0xa5a5a5a5a5a5a5a5ULL, &taken, &d);
+	store_into_gib(_metadata, self, 0, 0xa5a5a5a5a5a5a5a5ULL, &taken, &d);
 	EXPECT_LE(SZ_1G, taken);
 	EXPECT_EQ(1L, d.pud);
 	EXPECT_EQ(0L, d.pud_fallback);
@@ -659,21 +660,6 @@ static unsigned long long leave_available(int fd, const char *dir,
 	return free0;
 }
 
-/* Store @word at @off of the mapping: free space taken, fault counters */
-static void store_at(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(ext4_pud) *self, size_t off, uint64_t word,
-		     unsigned long long *taken, struct dax_vmstat *d)
-{
-	struct dax_vmstat before, after;
-	unsigned long long free0 = free_bytes(self->fd);
-
-	ASSERT_EQ(0, dax_vmstat_read(&before));
-	*(volatile uint64_t *)(self->p + off) = word;
-	ASSERT_EQ(0, dax_vmstat_read(&after));
-	*taken = free0 - free_bytes(self->fd);
-	dax_vmstat_delta(d, &before, &after);
-}
-
 /*
  * A 1 GiB write fault over a chunk that is written except for a hole
  * needs space for the hole, not for the GiB: with 64 MiB left to
@@ -702,13 +688,7 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_charges_only_the_hole, TIMEOUT_LONG)
 	sync();
 	ASSERT_NE(0ULL, leave_available(self->fd, dir, SZ_64M));
 
-	self->len = SZ_1G;
-	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
-			      self->fd, 0, 0);
-	ASSERT_NE(MAP_FAILED, self->p);
-	store_at(_metadata, self, SZ_1G / 2, w1, &taken, &d);
-	TH_LOG("8 MiB hole: %llu KiB taken; pud %ld fallback %ld, pmd %ld",
-	       taken >> 10, d.pud, d.pud_fallback, d.pmd);
+	store_into_gib(_metadata, self, SZ_1G / 2, w1, &taken, &d);
 	EXPECT_EQ(1L, d.pud);
 	EXPECT_EQ(0L, d.pud_fallback);
 	EXPECT_EQ(0L, d.pmd);
@@ -725,12 +705,7 @@ TEST_F_TIMEOUT(ext4_pud, pud_fault_charges_only_the_hole, TIMEOUT_LONG)
 			       FALLOC_FL_KEEP_SIZE, 0, SZ_128M));
 	sync();
 	ASSERT_NE(0ULL, leave_available(self->fd, dir, SZ_64M));
-	self->p = map_aligned(SZ_1G, SZ_1G, PROT_READ | PROT_WRITE, MAP_SHARED,
-			      self->fd, 0, 0);
-	ASSERT_NE(MAP_FAILED, self->p);
-	store_at(_metadata, self, 0, w2, &taken, &d);
-	TH_LOG("128 MiB hole: %llu KiB taken; pud %ld fallback %ld, pmd %ld",
-	       taken >> 10, d.pud, d.pud_fallback, d.pmd);
+	store_into_gib(_metadata, self, 0, w2, &taken, &d);
 	EXPECT_EQ(0L, d.pud);
 	EXPECT_EQ(1L, d.pud_fallback);
 	EXPECT_EQ(1L, d.pmd);
