@@ -1399,6 +1399,36 @@ long long fiemap_device_bytes(int fd, uint64_t start, uint64_t len)
 	return bytes;
 }
 
+int punch_device_range(int fd, uint64_t start, uint64_t len)
+{
+	struct fiemap *fm = fiemap_all(fd);
+	uint64_t done = 0;
+	unsigned int i;
+
+	if (!fm)
+		return -1;
+	for (i = 0; i < fm->fm_mapped_extents; i++) {
+		struct fiemap_extent *fe = &fm->fm_extents[i];
+		uint64_t a = fe->fe_physical > start ? fe->fe_physical : start;
+		uint64_t bytes = fiemap_overlap(fe, start, len);
+
+		if (bytes && fallocate(fd, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE,
+				       fe->fe_logical + a - fe->fe_physical,
+				       bytes)) {
+			free(fm);
+			return -1;
+		}
+		done += bytes;
+	}
+	free(fm);
+	if (done != len) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
 int punch_device_gibs(int fd, int max, uint64_t *gibs)
 {
 	struct fiemap *fm = fiemap_all(fd);

@@ -300,6 +300,12 @@ int punch_device_runs(int fd, uint64_t period, uint64_t start, uint64_t end,
 		      int max);
 
 /*
+ * Punch out of @fd what it maps at device bytes [@start, @start + @len);
+ * 0, or -1 (ENOENT if @fd does not map all of that range).
+ */
+int punch_device_range(int fd, uint64_t start, uint64_t len);
+
+/*
  * Free whole GiBs: punch out of @fd its ranges on up to @max 1 GiB-aligned
  * GiBs of the device that its extents cover entirely (so no metadata sits
  * there), lowest first, storing their device byte addresses in @gibs.  The
