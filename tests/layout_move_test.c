@@ -21,10 +21,9 @@
  *    file of 256 MiB leaves them to two files of 1 GiB; see the test.
  *  - stripe.su2m_fallocated_2g: every 2 MiB of a 2 GiB file on
  *    mkfs.xfs -d su=2m,sw=1 maps a PMD; see the test.
- *  - lists.fresh_flexbg4_lists_every_group: soon after mount, ext4's
- *    optimized scan sees every group with free space; see the test.
- *  - lists.taken_goal_finds_the_aligned_2m: a PMD-aligned request whose
- *    goal is taken finds the one aligned 2 MiB left; see the test.
+ *  - flexbg4.taken_goal_finds_the_aligned_2m: on mkfs.ext4 -G 4, a
+ *    PMD-aligned request whose goal is taken finds the one aligned 2 MiB
+ *    left; see the test.
  * Access order: appends (which allocate), then reads through the mapping.
  */
 #include <errno.h>
@@ -471,29 +470,34 @@ TEST_F_TIMEOUT(stripe, su2m_fallocated_2g, 2 * TIMEOUT_LONG)
 }
 
 /*
- * ext4 with mb_optimize_scan (on for 16 groups or more) chooses groups at
- * criteria 0 and 1 from lists that hold only the groups whose buddy has
- * been built.  Shortly after mount the lazyinit thread builds it for every
- * group with free space, also the BLOCK_UNINIT groups that mke2fs leaves,
- * most of a new file system ("ext4: put never-used block groups on the
- * optimized scan's lists"); before, pmem's bitmap reads finished before
- * they were counted, and no group got there this way: a PMD-aligned
- * request that missed its goal then saw none of them.
- * mkfs.ext4 -G 4 on the scratch device: no aligned GiB is free of
- * metadata there, so DAX data is placed for PMDs by mballoc's search.
- * The lists' population is read from mb_structs_summary (which, unlike
- * mb_groups, builds no buddy); the groups with free blocks from dumpe2fs.
- * Positive: within 30 s of a default mount, every group with free blocks
- * is on a largest-free-order list.  Negative control: mounted with
- * no_prefetch_block_bitmaps, fewer than half of them are, 5 s after mount.
+ * The rare mkfs.ext4 -G 4 miss, made to happen.  There no aligned GiB is
+ * free of metadata, so DAX data is placed for PMDs by mballoc's aligned
+ * search when a goal is taken.  File F has an aligned 2 MiB; a filler
+ * then takes all other free space (reserved_clusters at 0), and two holes
+ * are punched in it: U, 600 blocks from 4 KiB past a 2 MiB boundary of a
+ * lower group (no aligned 2 MiB in it), and A, an aligned 2 MiB of the
+ * next group that starts a flex group.  After a remount (no group has
+ * its buddy built but the ones the mount touches) F's next 2 MiB is
+ * fallocated: its goal, the block after F, is the filler's, so mballoc
+ * searches, from group 0 (a stream allocation after a mount).  Criterion
+ * 0 skips A's group (the first of a flex group) for data; criterion 1
+ * must go through the groups in a row and build A's buddy ("ext4: scan
+ * each group once at criterion 1 for PMD-aligned DAX data"), where its
+ * list choice used to find no group and criterion 2 took U.
+ * Positive: F's second 2 MiB is A: FIEMAP says aligned, and the range,
+ * written and then read through a 2 MiB-aligned mapping, maps one PMD
+ * (1 fault, the page-table dump).  Negative control: mounted with
+ * dax_align=off, which asks for no alignment, the search takes U:
+ * unaligned, 512 faults, all PTEs.  Access order: fallocate, pwrite of
+ * the pattern, then reads.
  */
-FIXTURE(lists) {
+FIXTURE(flexbg4) {
 	bool mounted;
 	char name[64];
 	const char *dev;
 };
 
-FIXTURE_SETUP(lists)
+FIXTURE_SETUP(flexbg4)
 {
 	const char *dev = getenv("HUGEDAX_SCRATCH_DEV");
 	const char *slash;
@@ -506,109 +510,16 @@ FIXTURE_SETUP(lists)
 	snprintf(self->name, sizeof(self->name), "%s", slash ? slash + 1 : dev);
 }
 
-FIXTURE_TEARDOWN(lists)
+FIXTURE_TEARDOWN(flexbg4)
 {
 	if (self->mounted)
 		umount(MNT);
 }
 
-/* groups on mballoc's largest-free-order lists, or -1 */
-static long listed_groups(const char *name)
-{
-	char path[128], line[256];
-	long sum = 0, n;
-	bool in = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/mb_structs_summary",
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, "max_free_order_lists:"))
-			in = true;
-		else if (strstr(line, "avg_fragment_size_lists:"))
-			in = false;
-		else if (in && sscanf(line, " list_order_%*u_groups: %ld", &n) == 1)
-			sum += n;
-	}
-	fclose(f);
-	return sum;
-}
-
-/* groups with free blocks in the descriptors on @dev (dumpe2fs), or -1 */
-static long groups_with_free(const char *dev)
-{
-	char cmd[256], line[256];
-	long n = 0, free;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "dumpe2fs %s 2>/dev/null", dev);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " %ld free blocks,", &free) == 1 && free > 0)
-			n++;
-	return pclose(f) ? -1 : n;
-}
-
-TEST_F_TIMEOUT(lists, fresh_flexbg4_lists_every_group, TIMEOUT_LONG)
-{
-	long want, got = 0;
-	int i;
-
-	RETURN_IF_SKIPPED();
-	/* negative control: no prefetch, only what mounting touches */
-	make_scratch(_metadata, self->dev, "mkfs.ext4 -q -F -G 4", "ext4",
-		     "dax,no_prefetch_block_bitmaps");
-	self->mounted = true;
-	want = groups_with_free(self->dev);
-	ASSERT_LT(16, want);
-	sleep(5);
-	got = listed_groups(self->name);
-	TH_LOG("no_prefetch_block_bitmaps: %ld of %ld groups listed after 5 s",
-	       got, want);
-	ASSERT_LE(0, got);
-	EXPECT_GT(want / 2, got);
-	ASSERT_EQ(0, umount(MNT));
-	self->mounted = false;
-
-	make_scratch(_metadata, self->dev, "mkfs.ext4 -q -F -G 4", "ext4",
-		     "dax");
-	self->mounted = true;
-	want = groups_with_free(self->dev);
-	for (i = 0; i < 30; i++) {
-		got = listed_groups(self->name);
-		if (got >= want)
-			break;
-		sleep(1);
-	}
-	TH_LOG("default mount: %ld of %ld groups listed after %d s", got, want,
-	       i);
-	EXPECT_EQ(want, got);
-}
-
-/*
- * The miss the lists are for, made to happen.  On mkfs.ext4 -G 4, file F
- * has an aligned 2 MiB; a filler then takes all other free space
- * (reserved_clusters at 0), and two holes are punched in it: U, 600
- * blocks from 4 KiB past a 2 MiB boundary of a lower group (no aligned
- * 2 MiB in it), and A, an aligned 2 MiB of a higher group.  After a
- * remount, F's next 2 MiB is fallocated: its goal, the block after F, is
- * the filler's, so mballoc searches, from group 0 (a stream allocation
- * after a mount).  Positive: the search takes A, from the lists at
- * criterion 0: FIEMAP says aligned, and the range, written and then read
- * through a 2 MiB-aligned mapping, maps one PMD (1 fault, the page-table
- * dump).  Negative control: mounted with no_prefetch_block_bitmaps, A's
- * group is on no list and the search takes U: unaligned, 512 faults, all
- * PTEs.  Access order: fallocate, pwrite of the pattern, then reads.
- */
 #define GROUP_BYTES	(32768ULL * SZ_4K)
 
 static void taken_goal_scene(struct __test_metadata *_metadata,
-			     FIXTURE_DATA(lists) *self, const char *opts,
+			     FIXTURE_DATA(flexbg4) *self, const char *opts,
 			     int *fdp, uint64_t *second)
 {
 	const char *f = MNT "/f", *filler = MNT "/filler";
@@ -631,11 +542,10 @@ static void taken_goal_scene(struct __test_metadata *_metadata,
 					      (unsigned long long)p);
 	ASSERT_EQ(0, fallocate_until_full(filler, 64 * SZ_1M));
 	ASSERT_EQ(0, fallocate_until_full(filler, SZ_4K));
-	/* groups past 0 without flex_bg metadata or F, g below h */
+	/* U: a group past 0 without flex_bg metadata or F; A: the next flex */
 	for (g = 1; !(g % 4) || g == p / GROUP_BYTES; g++)
 		;
-	for (h = g + 1; !(h % 4) || h == p / GROUP_BYTES; h++)
-		;
+	h = (g / 4 + 1) * 4;
 	fd = open(filler, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, punch_device_range(fd, g * GROUP_BYTES + 16 * SZ_1M +
@@ -653,7 +563,6 @@ static void taken_goal_scene(struct __test_metadata *_metadata,
 	self->mounted = true;
 	/* a mount sets it again: F's 2 MiB must fit in what is left */
 	ASSERT_EQ(0, knob_swap(path, 0) < 0);
-	sleep(5);
 	fd = open(f, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, fallocate(fd, 0, SZ_2M, SZ_2M));
@@ -664,18 +573,17 @@ static void taken_goal_scene(struct __test_metadata *_metadata,
 	*fdp = fd;
 }
 
-TEST_F_TIMEOUT(lists, taken_goal_finds_the_aligned_2m, 2 * TIMEOUT_LONG)
+TEST_F_TIMEOUT(flexbg4, taken_goal_finds_the_aligned_2m, 2 * TIMEOUT_LONG)
 {
 	uint64_t second, seed = new_seed();
 	int fd;
 
 	RETURN_IF_SKIPPED();
-	/* negative control: the aligned hole's group is on no list */
-	taken_goal_scene(_metadata, self, "dax,no_prefetch_block_bitmaps",
-			 &fd, &second);
+	/* negative control: no alignment asked for */
+	taken_goal_scene(_metadata, self, "dax,dax_align=off", &fd, &second);
 	EXPECT_NE(0UL, second % SZ_2M);
 	ASSERT_EQ(0, write_file_pattern(fd, 0, 2 * SZ_2M, seed));
-	expect_read_mapping(_metadata, "no prefetch, 2nd 2 MiB", fd, SZ_2M,
+	expect_read_mapping(_metadata, "dax_align=off, 2nd 2 MiB", fd, SZ_2M,
 			    SZ_2M, SZ_2M, 0, SZ_2M / SZ_4K, SZ_2M, 0, 0,
 			    &seed);
 	close(fd);
